@@ -1,0 +1,41 @@
+"""Random generators and seed derivation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["child_seeds", "make_seed_sequence", "np_random"]
+
+
+def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
+    """Return ``(generator, seed_used)``.
+
+    A Generator is adopted as is (seed ``-1``); None draws a 128-bit seed from OS entropy.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed, -1
+    if seed is None:
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)
+        seed = entropy
+    elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}.")
+    else:
+        seed = int(seed)
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed}.")
+    return np.random.default_rng(seed), seed
+
+
+def make_seed_sequence(base_seed: int, n: int) -> list[int]:
+    """Derive ``n`` distinct, deterministic 32-bit seeds from ``base_seed``."""
+    children = np.random.SeedSequence(int(base_seed)).spawn(int(n))
+    return [int(child.generate_state(1)[0]) for child in children]
+
+
+def child_seeds(rng: np.random.Generator, seed_used: int, n: int) -> list[int]:
+    """Seeds for ``n`` children of a generator seeded with ``seed_used`` (``-1``: unknown)."""
+    base = seed_used if seed_used != -1 else int(rng.integers(2**63))
+    return make_seed_sequence(base, n)
