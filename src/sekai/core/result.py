@@ -57,9 +57,7 @@ class MAStepResult(Generic[ObsType]):
     def all_done(self) -> bool:
         """Every agent named in the flags is done (False when no agent is named)."""
         agents = self.terminated.keys() | self.truncated.keys()
-        return bool(agents) and all(
-            _agent_done(self.terminated, self.truncated, a) for a in agents
-        )
+        return bool(agents) and all(_agent_done(self.terminated, self.truncated, a) for a in agents)
 
     @property
     def any_done(self) -> bool:

@@ -1,0 +1,130 @@
+"""The ``sekai`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``sekai`` command."""
+    from sekai._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="sekai", description="Inspect and check sekai environments."
+    )
+    parser.add_argument("--version", action="version", version=f"sekai {__version__}")
+    parser.add_argument(
+        "-m",
+        "--import",
+        dest="modules",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first, so that the environments it registers are available",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    listing = commands.add_parser("list", help="list the registered environments")
+    listing.add_argument("--namespace", help="only this namespace ('' for none)")
+
+    info = commands.add_parser("info", help="show an environment's spec and spaces")
+    info.add_argument("env_id")
+
+    check = commands.add_parser("check", help="run check_env on an environment")
+    check.add_argument("env_id")
+    check.add_argument("--steps", type=_positive_int, default=500)
+    check.add_argument("--determinism", action="store_true", help="also compare two rollouts")
+    check.add_argument("--strict", action="store_true", help="fail on warnings too")
+    return parser
+
+
+def _import_modules(modules: Sequence[str]) -> None:
+    if modules and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in modules:
+        importlib.import_module(name)
+
+
+def _list(namespace: str | None) -> int:
+    import sekai
+
+    specs = sorted(sekai.all_specs(), key=lambda s: s.id)
+    if namespace is not None:
+        specs = [s for s in specs if (s.namespace or "") == namespace]
+    if not specs:
+        if namespace is None:
+            print("No environments registered.")
+        else:
+            print(f"No environments in namespace '{namespace}'.")
+        return 0
+    width = max(len("ID"), *(len(s.id) for s in specs))
+    print(f"{'ID':<{width}}  {'MAX STEPS':>9}  ENTRY POINT")
+    for s in specs:
+        steps = "-" if s.max_episode_steps is None else str(s.max_episode_steps)
+        entry = s.entry_point if isinstance(s.entry_point, str) else repr(s.entry_point)
+        suffix = "  [native vec]" if s.vector_entry_point is not None else ""
+        print(f"{s.id:<{width}}  {steps:>9}  {entry}{suffix}")
+    return 0
+
+
+def _info(env_id: str) -> int:
+    import sekai
+
+    print(sekai.spec(env_id).pprint())
+    with sekai.make(env_id) as env:
+        print(f"observation_space={env.observation_space!r}")
+        print(f"action_space={env.action_space!r}")
+        if env.metadata:
+            print(f"metadata={env.metadata}")
+        if isinstance(env, sekai.Wrapper):
+            print("wrappers=" + " -> ".join(type(layer).__name__ for layer in env))
+    return 0
+
+
+def _check(env_id: str, steps: int, determinism: bool, strict: bool) -> int:
+    import sekai
+
+    with sekai.make(env_id) as env:
+        issues = sekai.check_env(env, n_steps=steps, check_determinism=determinism)
+    for issue in issues:
+        print(issue)
+    if not issues:
+        print(f"{env_id}: all checks passed.")
+    failed = any(issue.startswith("ERROR") for issue in issues) or (strict and bool(issues))
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    from sekai.error import SekaiError
+
+    args = build_parser().parse_args(argv)
+    try:
+        _import_modules(args.modules)
+        if args.command == "list":
+            return _list(args.namespace)
+        if args.command == "info":
+            return _info(args.env_id)
+        return _check(args.env_id, args.steps, args.determinism, args.strict)
+    except SekaiError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"error: could not import {exc.name}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,26 @@
+"""Registering environments under ids and building them with ``make()``."""
+
+from sekai.registry.registry import (
+    EnvRegistry,
+    all_specs,
+    deregister,
+    make,
+    pprint_registry,
+    register,
+    register_namespace,
+    spec,
+)
+from sekai.registry.spec import EnvSpec, WrapperSpec
+
+__all__ = [
+    "EnvSpec",
+    "WrapperSpec",
+    "EnvRegistry",
+    "register",
+    "deregister",
+    "make",
+    "spec",
+    "all_specs",
+    "register_namespace",
+    "pprint_registry",
+]

@@ -1,0 +1,182 @@
+"""The environment registry and the module-level functions that use the default one."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from sekai.core.env import Env
+from sekai.error import EnvAlreadyRegistered, EnvNotFound
+from sekai.registry.spec import EnvSpec, WrapperSpec, _make_from_spec
+
+__all__ = [
+    "EnvRegistry",
+    "all_specs",
+    "default_registry",
+    "deregister",
+    "make",
+    "pprint_registry",
+    "register",
+    "register_namespace",
+    "spec",
+]
+
+_NAMESPACE_RE = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+def _check_id(id: object) -> str:
+    if not isinstance(id, str):
+        raise TypeError(f"Environment id must be a str, got {type(id).__name__} {id!r}.")
+    return id
+
+
+class EnvRegistry:
+    """Maps environment ids to ``EnvSpec``s; namespaces may be loaded lazily."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, EnvSpec] = {}
+        self._loaders: dict[str, Callable[[], Any]] = {}
+
+    def register(
+        self,
+        id: str,
+        entry_point: str | Callable[..., Env[Any, Any]] | None,
+        *,
+        reward_threshold: float | None = None,
+        nondeterministic: bool = False,
+        max_episode_steps: int | None = None,
+        kwargs: dict[str, Any] | None = None,
+        additional_wrappers: tuple[WrapperSpec, ...] = (),
+        vector_entry_point: str | Callable[..., Any] | None = None,
+    ) -> EnvSpec:
+        """Add an environment; the entry point is only resolved by ``make()``."""
+        if _check_id(id) in self._specs:
+            raise EnvAlreadyRegistered(id)
+        new = EnvSpec(
+            id=id,
+            entry_point=entry_point,
+            reward_threshold=reward_threshold,
+            nondeterministic=nondeterministic,
+            max_episode_steps=max_episode_steps,
+            kwargs={} if kwargs is None else kwargs,
+            additional_wrappers=additional_wrappers,
+            vector_entry_point=vector_entry_point,
+        )
+        self._specs[id] = new
+        return new
+
+    def deregister(self, id: str) -> None:
+        """Remove an environment; ``EnvNotFound`` if it is not registered."""
+        if _check_id(id) not in self._specs:
+            raise EnvNotFound(id, self._suggestions(id))
+        del self._specs[id]
+
+    def register_namespace(self, namespace: str, loader: Callable[[], Any]) -> None:
+        """Have ``loader`` register ``namespace``'s ids when one is first looked up.
+
+        The loader is dropped once it returns; one that raises is tried again next time.
+        """
+        if not isinstance(namespace, str):
+            raise TypeError(f"namespace must be a str, got {type(namespace).__name__}.")
+        if not _NAMESPACE_RE.fullmatch(namespace):
+            raise ValueError(
+                f"namespace must be letters, digits, '_' and '-' only, got {namespace!r}."
+            )
+        if not callable(loader):
+            raise TypeError(f"loader must be callable, got {type(loader).__name__}.")
+        self._loaders[namespace] = loader
+
+    def spec(self, id: str) -> EnvSpec:
+        """The spec registered as ``id``; ``EnvNotFound`` (with suggestions) if none."""
+        if _check_id(id) not in self._specs and "/" in id:
+            namespace = id.split("/", 1)[0]
+            loader = self._loaders.get(namespace)
+            if loader is not None:
+                loader()
+                if self._loaders.get(namespace) is loader:
+                    del self._loaders[namespace]
+        try:
+            return self._specs[id]
+        except KeyError:
+            raise EnvNotFound(id, self._suggestions(id)) from None
+
+    def make(
+        self, id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
+    ) -> Env[Any, Any]:
+        """Build the environment ``id`` names (or the given spec describes).
+
+        ``max_episode_steps``: None uses the spec's limit, -1 removes it. Other keyword
+        arguments override the spec's ``kwargs``.
+        """
+        found = id if isinstance(id, EnvSpec) else self.spec(_check_id(id))
+        return _make_from_spec(found, max_episode_steps=max_episode_steps, **kwargs)
+
+    def all_specs(self) -> list[EnvSpec]:
+        """Every registered spec, in registration order."""
+        return list(self._specs.values())
+
+    def pprint(self) -> str:
+        """The registered ids grouped by namespace, both sorted."""
+        groups: dict[str, list[str]] = {}
+        for registered in self._specs.values():
+            groups.setdefault(registered.namespace or "", []).append(registered.id)
+        lines = ["Registered environments:"]
+        for namespace in sorted(groups):
+            lines.append(f"  [{namespace or 'no namespace'}]")
+            lines.extend(f"    {id}" for id in sorted(groups[namespace]))
+        return "\n".join(lines)
+
+    def _suggestions(self, id: str) -> list[str]:
+        return difflib.get_close_matches(id, list(self._specs), n=3, cutoff=0.6)
+
+    def __contains__(self, id: object) -> bool:
+        return isinstance(id, str) and id in self._specs
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __repr__(self) -> str:
+        return f"EnvRegistry({len(self._specs)} environments)"
+
+
+default_registry = EnvRegistry()
+"""The registry behind ``sekai.register``, ``sekai.make`` and the other module functions."""
+
+
+def register(id: str, entry_point: str | Callable[..., Env[Any, Any]], **kwargs: Any) -> EnvSpec:
+    """Register an environment in the default registry (options as ``EnvRegistry.register``)."""
+    return default_registry.register(id, entry_point, **kwargs)
+
+
+def deregister(id: str) -> None:
+    """Remove an environment from the default registry."""
+    default_registry.deregister(id)
+
+
+def make(
+    id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
+) -> Env[Any, Any]:
+    """Build a registered environment (see ``EnvRegistry.make``)."""
+    return default_registry.make(id, max_episode_steps=max_episode_steps, **kwargs)
+
+
+def spec(id: str) -> EnvSpec:
+    """The spec registered as ``id``."""
+    return default_registry.spec(id)
+
+
+def all_specs() -> list[EnvSpec]:
+    """Every registered spec, in registration order."""
+    return default_registry.all_specs()
+
+
+def register_namespace(namespace: str, loader: Callable[[], Any]) -> None:
+    """Have ``loader`` register ``namespace``'s environments on first lookup."""
+    default_registry.register_namespace(namespace, loader)
+
+
+def pprint_registry() -> None:
+    """Print the default registry's ``pprint()``."""
+    print(default_registry.pprint())

@@ -1,0 +1,241 @@
+"""Environment specifications and building an environment from one."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import numbers
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sekai.core.env import Env
+from sekai.error import EnvNotFound
+from sekai.wrappers.common import TimeLimit
+
+__all__ = ["EnvSpec", "WrapperSpec", "load_entry_point", "parse_env_id"]
+
+_ID_RE = re.compile(
+    r"^(?:(?P<namespace>[a-zA-Z0-9_-]+)/)?(?P<name>[a-zA-Z0-9_-]+?)(?:-v(?P<version>\d+))?$"
+)
+_JSON_KEYS = frozenset(
+    (
+        "id",
+        "entry_point",
+        "reward_threshold",
+        "nondeterministic",
+        "max_episode_steps",
+        "kwargs",
+        "additional_wrappers",
+        "vector_entry_point",
+    )
+)
+
+
+def parse_env_id(id: str) -> tuple[str | None, str, int | None]:
+    """Split ``[namespace/]name[-vN]`` into ``(namespace, name, version)``."""
+    if not isinstance(id, str):
+        raise TypeError(f"Environment id must be a str, got {type(id).__name__} {id!r}.")
+    match = _ID_RE.fullmatch(id)
+    if match is None:
+        raise ValueError(
+            f"Malformed environment id {id!r}: expected '[namespace/]name[-vN]' using letters, "
+            "digits, '_' and '-' (e.g. 'CartPole-v1' or 'my_ns/MyEnv-v0')."
+        )
+    version = match["version"]
+    return match["namespace"], match["name"], None if version is None else int(version)
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """Import ``"module.path:Attr"`` (split at the last colon; ``Attr`` may be dotted)."""
+    module_name, colon, attr = entry_point.rpartition(":")
+    if not colon or not module_name or not attr:
+        raise ValueError(f"Entry point {entry_point!r} must have the form 'module.path:Attr'.")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise AttributeError(
+                f"Entry point {entry_point!r}: {module_name!r} has no attribute {attr!r}."
+            ) from None
+    return target
+
+
+def _check_steps(value: Any, what: str, *, allow_unset: bool) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int or None, got {type(value).__name__} {value!r}.")
+    if value < 1 and not (allow_unset and value == -1):
+        hint = (
+            "a positive int, -1 for no limit, or None" if allow_unset else "a positive int or None"
+        )
+        raise ValueError(f"{what} must be {hint}, got {value}.")
+    return int(value)
+
+
+@dataclass
+class WrapperSpec:
+    """A wrapper that ``make()`` applies: ``entry_point`` is ``"module.path:Attr"``."""
+
+    name: str
+    entry_point: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(repr=False)
+class EnvSpec:
+    """Everything ``make()`` needs to build an environment.
+
+    ``namespace``, ``name`` and ``version`` are parsed from ``id``.
+    """
+
+    id: str
+    entry_point: str | Callable[..., Env[Any, Any]] | None = None
+    reward_threshold: float | None = None
+    nondeterministic: bool = False
+    max_episode_steps: int | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    additional_wrappers: tuple[WrapperSpec, ...] = ()
+    vector_entry_point: str | Callable[..., Any] | None = None
+    namespace: str | None = field(init=False, compare=False)
+    name: str = field(init=False, compare=False)
+    version: int | None = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.namespace, self.name, self.version = parse_env_id(self.id)
+        where = f"EnvSpec {self.id!r}"
+        if self.reward_threshold is not None and (
+            isinstance(self.reward_threshold, (bool, np.bool_))
+            or not isinstance(self.reward_threshold, numbers.Real)
+        ):
+            raise TypeError(
+                f"{where}: reward_threshold must be a number or None, "
+                f"got {type(self.reward_threshold).__name__}."
+            )
+        if not isinstance(self.nondeterministic, (bool, np.bool_)):
+            raise TypeError(
+                f"{where}: nondeterministic must be a bool, "
+                f"got {type(self.nondeterministic).__name__}."
+            )
+        self.nondeterministic = bool(self.nondeterministic)
+        self.max_episode_steps = _check_steps(
+            self.max_episode_steps, f"{where}: max_episode_steps", allow_unset=False
+        )
+        if not isinstance(self.kwargs, dict):
+            raise TypeError(f"{where}: kwargs must be a dict, got {type(self.kwargs).__name__}.")
+        if "max_episode_steps" in self.kwargs:
+            raise ValueError(
+                f"{where}: pass max_episode_steps as its own argument, not inside kwargs."
+            )
+        wrappers = tuple(self.additional_wrappers)
+        for wrapper in wrappers:
+            if not isinstance(wrapper, WrapperSpec):
+                raise TypeError(
+                    f"{where}: additional_wrappers must hold WrapperSpec objects, "
+                    f"got {type(wrapper).__name__}."
+                )
+        self.additional_wrappers = wrappers
+
+    def __repr__(self) -> str:
+        return f"EnvSpec(id={self.id!r})"
+
+    def make(self, *, max_episode_steps: int | None = None, **kwargs: Any) -> Env[Any, Any]:
+        """Build an environment from this spec, as ``sekai.make(self, ...)`` does."""
+        return _make_from_spec(self, max_episode_steps=max_episode_steps, **kwargs)
+
+    def to_json(self) -> str:
+        """This spec as indented JSON; callable entry points are left out."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "reward_threshold": self.reward_threshold,
+            "nondeterministic": self.nondeterministic,
+            "max_episode_steps": self.max_episode_steps,
+            "kwargs": self.kwargs,
+            "additional_wrappers": [dataclasses.asdict(w) for w in self.additional_wrappers],
+        }
+        if isinstance(self.entry_point, str):
+            data["entry_point"] = self.entry_point
+        if isinstance(self.vector_entry_point, str):
+            data["vector_entry_point"] = self.vector_entry_point
+        return json.dumps(data, indent=2)
+
+    @classmethod
+    def from_json(cls, s: str) -> EnvSpec:
+        """The spec ``to_json()`` wrote; missing keys take their defaults."""
+        data = json.loads(s)
+        if not isinstance(data, dict):
+            raise ValueError(f"EnvSpec JSON must be an object, got {type(data).__name__}.")
+        if "id" not in data:
+            raise ValueError("EnvSpec JSON has no 'id'.")
+        unknown = sorted(data.keys() - _JSON_KEYS)
+        if unknown:
+            raise ValueError(f"EnvSpec JSON has unknown keys {unknown}.")
+        wrappers = tuple(WrapperSpec(**w) for w in data.pop("additional_wrappers", ()))
+        return cls(**data, additional_wrappers=wrappers)
+
+    def pprint(self) -> str:
+        """A readable multi-line description; unset options are omitted."""
+        lines = [f"id={self.id}", f"entry_point={_describe(self.entry_point)}"]
+        if self.vector_entry_point is not None:
+            lines.append(f"vector_entry_point={_describe(self.vector_entry_point)}")
+        if self.max_episode_steps is not None:
+            lines.append(f"max_episode_steps={self.max_episode_steps}")
+        if self.reward_threshold is not None:
+            lines.append(f"reward_threshold={self.reward_threshold}")
+        if self.nondeterministic:
+            lines.append("nondeterministic=True")
+        if self.kwargs:
+            lines.append(f"kwargs={self.kwargs}")
+        for w in self.additional_wrappers:
+            lines.append(f"wrapper={w.name} ({w.entry_point}) {w.kwargs or ''}".rstrip())
+        return "\n".join(lines)
+
+
+def _describe(entry_point: object) -> str:
+    return entry_point if isinstance(entry_point, str) else repr(entry_point)
+
+
+def _resolve(entry_point: object, what: str) -> Callable[..., Any]:
+    if isinstance(entry_point, str):
+        target = load_entry_point(entry_point)
+        if not callable(target):
+            raise TypeError(f"{what} {entry_point!r} is not callable.")
+        return target
+    if callable(entry_point):
+        return entry_point
+    raise TypeError(
+        f"{what} must be a 'module.path:Attr' string or a callable, "
+        f"got {type(entry_point).__name__} {entry_point!r}."
+    )
+
+
+def _make_from_spec(
+    spec: EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
+) -> Env[Any, Any]:
+    """Build, time-limit and wrap an environment as ``spec`` describes."""
+    if spec.entry_point is None:
+        raise EnvNotFound(spec.id)
+    override = _check_steps(max_episode_steps, "max_episode_steps", allow_unset=True)
+    steps = spec.max_episode_steps if override is None else (None if override == -1 else override)
+    merged = {**spec.kwargs, **kwargs}
+    used = dataclasses.replace(spec, kwargs=merged, max_episode_steps=steps)
+    creator = _resolve(spec.entry_point, f"Entry point of {spec.id!r}")
+    env = creator(**merged)
+    if not isinstance(env, Env):
+        raise TypeError(
+            f"Entry point of {spec.id!r} returned {type(env).__name__}, not a sekai.Env."
+        )
+    env.spec = used
+    if steps is not None:
+        env = TimeLimit(env, max_episode_steps=steps)
+    for wrapper in spec.additional_wrappers:
+        env = _resolve(wrapper.entry_point, f"Wrapper {wrapper.name!r} entry point")(
+            env, **wrapper.kwargs
+        )
+    return env
