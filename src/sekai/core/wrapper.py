@@ -36,7 +36,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
         self._action_space: Space[Any] | None = None
 
     # spaces ---------------------------------------------------------------------------------
-    @property  # type: ignore[override]
+    @property
     def observation_space(self) -> Space[Any]:
         """This layer's override, else the inner env's space."""
         if self._observation_space is None:
@@ -47,7 +47,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     def observation_space(self, space: Space[Any]) -> None:
         self._observation_space = space
 
-    @property  # type: ignore[override]
+    @property
     def action_space(self) -> Space[Any]:
         """This layer's override, else the inner env's space."""
         if self._action_space is None:
@@ -93,7 +93,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     def rng(self, value: np.random.Generator) -> None:
         self.env.rng = value
 
-    @property  # type: ignore[override]
+    @property
     def _rng_seed(self) -> int | None:
         return self.env._rng_seed
 
@@ -140,7 +140,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
                 return
         setattr(self, name, value)
 
-    @property  # type: ignore[override]
+    @property
     def spec(self) -> EnvSpec | None:
         """The base env's spec."""
         return self.env.spec
@@ -149,8 +149,8 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     def spec(self, value: EnvSpec | None) -> None:
         self.unwrapped.spec = value
 
-    @property  # type: ignore[override]
-    def metadata(self) -> dict[str, Any]:
+    @property
+    def metadata(self) -> dict[str, Any]:  # type: ignore[override]
         """The inner env's metadata."""
         return self.env.metadata
 
