@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,8 +28,8 @@ WActType = TypeVar("WActType")
 AgentID = TypeVar("AgentID")
 T = TypeVar("T")
 
-SeedType = Union[int, np.random.Generator, None]
+SeedType = int | np.random.Generator | None
 InfoDict = dict[str, Any]
 RewardType = float
 RNGType = np.random.Generator
-RenderFrame = Union[NDArray[np.uint8], str]
+RenderFrame = NDArray[np.uint8] | str

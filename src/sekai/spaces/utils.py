@@ -1,0 +1,499 @@
+"""Generic operations on spaces: flattening, batching, zero samples and JSON loading.
+
+All but the JSON pair are ``functools.singledispatch`` generics; custom spaces opt in with e.g.
+``flatdim.register(MySpace)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator, Mapping
+from functools import singledispatch
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.spaces.box import Box
+from sekai.spaces.dict import Dict
+from sekai.spaces.discrete import Discrete
+from sekai.spaces.masked_box import MaskedBox
+from sekai.spaces.multi_binary import MultiBinary
+from sekai.spaces.multi_discrete import MultiDiscrete
+from sekai.spaces.sequence import Sequence, holds_data
+from sekai.spaces.space import Space
+from sekai.spaces.tuple import Tuple
+from sekai.utils.seeding import make_seed_sequence
+
+__all__ = [
+    "batch_space",
+    "concatenate",
+    "flatdim",
+    "flatten",
+    "flatten_space",
+    "iterate",
+    "register_space_type",
+    "space_from_jsonable",
+    "unflatten",
+    "zero_sample",
+]
+
+
+def _unsupported(func: str, space: Any) -> NotImplementedError:
+    return NotImplementedError(
+        f"{func} is not defined for {type(space).__name__}; "
+        f"register an implementation with {func}.register({type(space).__name__})."
+    )
+
+
+def _children(space: Dict | Tuple) -> list[Space[Any]]:
+    return list(space.spaces.values()) if isinstance(space, Dict) else list(space.spaces)
+
+
+def _values(space: Dict | Tuple, x: Any) -> list[Any]:
+    return [x[key] for key in space.spaces] if isinstance(space, Dict) else list(x)
+
+
+def _rebuild(space: Dict | Tuple, parts: Iterable[Any]) -> Any:
+    if isinstance(space, Dict):
+        return dict(zip(space.spaces, parts, strict=True))
+    return tuple(parts)
+
+
+# -- flatdim ----------------------------------------------------------------------------------
+
+
+@singledispatch
+def flatdim(space: Space[Any]) -> int:
+    """The length of ``flatten(space, x)``."""
+    raise _unsupported("flatdim", space)
+
+
+@flatdim.register
+def _flatdim_box(space: Box) -> int:
+    return int(np.prod(space.shape))
+
+
+@flatdim.register
+def _flatdim_discrete(space: Discrete) -> int:
+    return space.n
+
+
+@flatdim.register
+def _flatdim_multi_discrete(space: MultiDiscrete) -> int:
+    return int(space.nvec.sum())
+
+
+@flatdim.register
+def _flatdim_multi_binary(space: MultiBinary) -> int:
+    return int(np.prod(space.n))
+
+
+@flatdim.register(Dict)
+@flatdim.register(Tuple)
+def _flatdim_composite(space: Dict | Tuple) -> int:
+    return sum(flatdim(sub) for sub in _children(space))
+
+
+# -- flatten ----------------------------------------------------------------------------------
+
+
+@singledispatch
+def flatten(space: Space[Any], x: Any) -> NDArray[np.float32]:
+    """``x`` as a 1-D float32 vector (one-hot encodings for discrete spaces)."""
+    raise _unsupported("flatten", space)
+
+
+@flatten.register(Box)
+@flatten.register(MultiBinary)
+def _flatten_array(space: Box | MultiBinary, x: Any) -> NDArray[np.float32]:
+    with np.errstate(over="ignore"):
+        return np.asarray(x, dtype=np.float32).reshape(-1)
+
+
+@flatten.register
+def _flatten_discrete(space: Discrete, x: Any) -> NDArray[np.float32]:
+    out = np.zeros(space.n, dtype=np.float32)
+    out[int(x) - space.start] = 1.0
+    return out
+
+
+@flatten.register
+def _flatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[np.float32]:
+    nvec = space.nvec.reshape(-1)
+    offsets = np.concatenate(([0], np.cumsum(nvec)[:-1])).astype(np.int64)
+    out = np.zeros(int(nvec.sum()), dtype=np.float32)
+    out[offsets + (np.asarray(x).reshape(-1) - space.start.reshape(-1))] = 1.0
+    return out
+
+
+@flatten.register(Dict)
+@flatten.register(Tuple)
+def _flatten_composite(space: Dict | Tuple, x: Any) -> NDArray[np.float32]:
+    parts = [flatten(sub, v) for sub, v in zip(_children(space), _values(space, x), strict=True)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+# -- unflatten --------------------------------------------------------------------------------
+
+
+def _check_length(space: Space[Any], x: Any) -> NDArray[Any]:
+    arr = np.asarray(x)
+    n = flatdim(space)
+    if arr.shape != (n,):
+        raise ValueError(
+            f"unflatten expected a vector of shape ({n},) for {space!r}, got {arr.shape}."
+        )
+    return arr
+
+
+@singledispatch
+def unflatten(space: Space[Any], x: Any) -> Any:
+    """The element of ``space`` that the flat vector ``x`` encodes (always a member)."""
+    raise _unsupported("unflatten", space)
+
+
+@unflatten.register
+def _unflatten_box(space: Box, x: Any) -> NDArray[Any]:
+    arr = _check_length(space, x).reshape(space.shape)
+    dtype = space.dtype
+    if dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            out = np.clip(arr.astype(dtype), space.low, space.high)
+        return np.asarray(np.where(np.isnan(out), space.zero(), out), dtype=dtype)
+    if dtype.kind == "b":
+        return np.asarray(np.clip(arr.astype(dtype), space.low, space.high), dtype=dtype)
+    if arr.dtype.kind in "biu":
+        common = np.result_type(arr.dtype, dtype)
+        if common.kind not in "iu":
+            common = np.dtype(object)
+        clipped = np.clip(arr.astype(common), space.low.astype(common), space.high.astype(common))
+        return np.asarray(clipped, dtype=dtype)
+    return _unflatten_float_to_int(space, arr.astype(np.float64))
+
+
+def _unflatten_float_to_int(space: Box, arr: NDArray[np.float64]) -> NDArray[Any]:
+    """Round to the nearest integer and saturate at the exact bounds; NaN gives ``zero()``."""
+    rounded = np.rint(arr)
+    low_f = space.low.astype(np.float64)
+    high_f = space.high.astype(np.float64)
+    below = rounded <= low_f
+    above = rounded >= high_f
+    nan = np.isnan(rounded)
+    inside = ~(below | above | nan)
+    out = np.where(inside, rounded, 0.0).astype(space.dtype)
+    out = np.where(below, space.low, out)
+    out = np.where(above, space.high, out)
+    return np.asarray(np.where(nan, space.zero(), out), dtype=space.dtype)
+
+
+@unflatten.register
+def _unflatten_discrete(space: Discrete, x: Any) -> np.intp:
+    return np.intp(int(np.argmax(_check_length(space, x))) + space.start)
+
+
+@unflatten.register
+def _unflatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[Any]:
+    arr = _check_length(space, x)
+    nvec = space.nvec.reshape(-1)
+    bounds = np.cumsum(nvec)[:-1]
+    picks = [int(np.argmax(part)) for part in np.split(arr, bounds)] if nvec.size else []
+    out = np.asarray(picks, dtype=np.int64).reshape(space.shape) + space.start
+    return out.astype(space.dtype)
+
+
+@unflatten.register
+def _unflatten_multi_binary(space: MultiBinary, x: Any) -> NDArray[np.int8]:
+    return (_check_length(space, x).reshape(space.n) > 0.5).astype(np.int8)
+
+
+@unflatten.register(Dict)
+@unflatten.register(Tuple)
+def _unflatten_composite(space: Dict | Tuple, x: Any) -> Any:
+    arr = _check_length(space, x)
+    children = _children(space)
+    bounds = np.cumsum([flatdim(sub) for sub in children])[:-1]
+    parts = np.split(arr, bounds) if children else []
+    return _rebuild(space, (unflatten(sub, p) for sub, p in zip(children, parts, strict=True)))
+
+
+@unflatten.register
+def _unflatten_masked_box(space: MaskedBox, x: Any) -> dict[str, Any]:
+    out: dict[str, Any] = _unflatten_composite(space, x)
+    out["values"][out["mask"] == 0] = space.fill_value
+    return out
+
+
+# -- flatten_space ----------------------------------------------------------------------------
+
+
+@singledispatch
+def flatten_space(space: Space[Any]) -> Box:
+    """The float32 Box that ``flatten`` maps ``space`` into."""
+    raise _unsupported("flatten_space", space)
+
+
+@flatten_space.register
+def _flatten_space_box(space: Box) -> Box:
+    return Box(
+        space.low.reshape(-1).astype(np.float32),
+        space.high.reshape(-1).astype(np.float32),
+        dtype=np.float32,
+    )
+
+
+@flatten_space.register(Discrete)
+@flatten_space.register(MultiDiscrete)
+@flatten_space.register(MultiBinary)
+def _flatten_space_discrete(space: Space[Any]) -> Box:
+    return Box(0, 1, (flatdim(space),), np.float32)
+
+
+@flatten_space.register(Dict)
+@flatten_space.register(Tuple)
+def _flatten_space_composite(space: Dict | Tuple) -> Box:
+    boxes = [flatten_space(sub) for sub in _children(space)]
+    if not boxes:
+        return Box([], [], (0,), np.float32)
+    return Box(
+        np.concatenate([b.low for b in boxes]),
+        np.concatenate([b.high for b in boxes]),
+        dtype=np.float32,
+    )
+
+
+# -- batch_space ------------------------------------------------------------------------------
+
+
+@singledispatch
+def batch_space(space: Space[Any], n: int = 1) -> Space[Any]:
+    """The space of ``n`` stacked samples of ``space`` (a Tuple of copies for a Sequence)."""
+    raise _unsupported("batch_space", space)
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"batch_space n must be a non-negative int, got {n!r}.")
+    return int(n)
+
+
+@batch_space.register
+def _batch_box(space: Box, n: int = 1) -> Box:
+    n = _check_n(n)
+    shape = (n, *space.shape)
+    return Box(
+        np.broadcast_to(space.low, shape), np.broadcast_to(space.high, shape), dtype=space.dtype
+    )
+
+
+@batch_space.register
+def _batch_discrete(space: Discrete, n: int = 1) -> MultiDiscrete:
+    n = _check_n(n)
+    return MultiDiscrete([space.n] * n, dtype=np.int64, start=[space.start] * n)
+
+
+@batch_space.register
+def _batch_multi_discrete(space: MultiDiscrete, n: int = 1) -> MultiDiscrete:
+    shape = (_check_n(n), *space.shape)
+    return MultiDiscrete(
+        np.broadcast_to(space.nvec, shape),
+        dtype=space.dtype,
+        start=np.broadcast_to(space.start, shape),
+    )
+
+
+@batch_space.register
+def _batch_multi_binary(space: MultiBinary, n: int = 1) -> MultiBinary:
+    return MultiBinary((_check_n(n), *space.n))
+
+
+@batch_space.register
+def _batch_dict(space: Dict, n: int = 1) -> Dict:
+    return Dict({key: batch_space(sub, n) for key, sub in space.spaces.items()})
+
+
+@batch_space.register
+def _batch_tuple(space: Tuple, n: int = 1) -> Tuple:
+    return Tuple([batch_space(sub, n) for sub in space.spaces])
+
+
+@batch_space.register
+def _batch_sequence(space: Sequence, n: int = 1) -> Tuple:
+    n = _check_n(n)
+    seeds = make_seed_sequence(int(space.rng.integers(2**63)), n)
+    copies = []
+    for seed in seeds:
+        dup = copy.deepcopy(space)
+        dup.seed(seed)
+        copies.append(dup)
+    return Tuple(copies)
+
+
+# -- concatenate / iterate --------------------------------------------------------------------
+
+
+@singledispatch
+def concatenate(space: Space[Any], items: Iterable[Any]) -> Any:
+    """Stack samples of ``space`` into one batched sample (a list for unregistered spaces)."""
+    return list(items)
+
+
+@concatenate.register(Box)
+@concatenate.register(Discrete)
+@concatenate.register(MultiDiscrete)
+@concatenate.register(MultiBinary)
+def _concatenate_array(space: Space[Any], items: Iterable[Any]) -> NDArray[Any]:
+    return np.stack([np.asarray(item) for item in items])
+
+
+@concatenate.register
+def _concatenate_dict(space: Dict, items: Iterable[Any]) -> dict[Any, Any]:
+    rows = list(items)
+    return {key: concatenate(sub, [row[key] for row in rows]) for key, sub in space.spaces.items()}
+
+
+@concatenate.register
+def _concatenate_tuple(space: Tuple, items: Iterable[Any]) -> tuple[Any, ...]:
+    rows = list(items)
+    return tuple(concatenate(sub, [row[i] for row in rows]) for i, sub in enumerate(space.spaces))
+
+
+@concatenate.register
+def _concatenate_sequence(space: Sequence, items: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(items)
+
+
+@singledispatch
+def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
+    """Iterate over the samples in a batch (inverse of ``concatenate``)."""
+    return iter(batch)
+
+
+def _iterate_composite(space: Dict | Tuple, batch: Any) -> Iterator[Any]:
+    children = _children(space)
+    columns: list[list[Any] | None] = [
+        list(iterate(sub, value)) if holds_data(sub) else None
+        for sub, value in zip(children, _values(space, batch), strict=True)
+    ]
+    lengths = {len(col) for col in columns if col is not None}
+    if not lengths:
+        raise ValueError(f"Cannot iterate {space!r}: it has no sub-space holding data.")
+    if len(lengths) > 1:
+        raise ValueError(
+            f"Cannot iterate {space!r}: its sub-spaces hold different numbers of samples "
+            f"{sorted(lengths)}."
+        )
+    (count,) = lengths
+    fillers = [
+        None if col is not None else zero_sample(sub)
+        for sub, col in zip(children, columns, strict=True)
+    ]
+    for i in range(count):
+        yield _rebuild(
+            space,
+            (
+                col[i] if col is not None else filler
+                for col, filler in zip(columns, fillers, strict=True)
+            ),
+        )
+
+
+@iterate.register
+def _iterate_dict(space: Dict, batch: Any) -> Iterator[Any]:
+    if not isinstance(batch, Mapping):
+        return iter(batch)
+    return _iterate_composite(space, batch)
+
+
+@iterate.register
+def _iterate_tuple(space: Tuple, batch: Any) -> Iterator[Any]:
+    if not isinstance(batch, tuple):
+        return iter(batch)
+    return _iterate_composite(space, batch)
+
+
+# -- zero_sample ------------------------------------------------------------------------------
+
+
+@singledispatch
+def zero_sample(space: Space[Any]) -> Any:
+    """A fixed, valid "zero" element of ``space``."""
+    raise TypeError(
+        f"zero_sample is not defined for {type(space).__name__}; "
+        f"register an implementation with zero_sample.register({type(space).__name__})."
+    )
+
+
+@zero_sample.register
+def _zero_box(space: Box) -> NDArray[Any]:
+    return space.zero()
+
+
+@zero_sample.register
+def _zero_discrete(space: Discrete) -> np.intp:
+    return np.intp(space.start)
+
+
+@zero_sample.register
+def _zero_multi_discrete(space: MultiDiscrete) -> NDArray[Any]:
+    return space.start.astype(space.dtype)
+
+
+@zero_sample.register
+def _zero_multi_binary(space: MultiBinary) -> NDArray[np.int8]:
+    return np.zeros(space.n, dtype=np.int8)
+
+
+@zero_sample.register
+def _zero_dict(space: Dict) -> dict[Any, Any]:
+    return {key: zero_sample(sub) for key, sub in space.spaces.items()}
+
+
+@zero_sample.register
+def _zero_masked_box(space: MaskedBox) -> dict[str, Any]:
+    return space.empty()
+
+
+@zero_sample.register
+def _zero_tuple(space: Tuple) -> tuple[Any, ...]:
+    return tuple(zero_sample(sub) for sub in space.spaces)
+
+
+@zero_sample.register
+def _zero_sequence(space: Sequence) -> Any:
+    return space.pack([])
+
+
+# -- JSON -------------------------------------------------------------------------------------
+
+_SPACE_TYPES: dict[str, type[Space[Any]]] = {
+    "Box": Box,
+    "Discrete": Discrete,
+    "MultiDiscrete": MultiDiscrete,
+    "MultiBinary": MultiBinary,
+    "Dict": Dict,
+    "Tuple": Tuple,
+    "Sequence": Sequence,
+    "MaskedBox": MaskedBox,
+}
+
+
+def register_space_type(name: str, cls: type[Space[Any]]) -> None:
+    """Make ``space_from_jsonable`` rebuild ``{"type": name, ...}`` with ``cls.from_jsonable``."""
+    if not isinstance(name, str):
+        raise TypeError(f"register_space_type name must be a str, got {name!r}.")
+    if not (isinstance(cls, type) and issubclass(cls, Space)):
+        raise TypeError(f"register_space_type cls must be a Space subclass, got {cls!r}.")
+    _SPACE_TYPES[name] = cls
+
+
+def space_from_jsonable(data: Mapping[str, Any]) -> Space[Any]:
+    """Rebuild a space from ``to_jsonable()`` output, dispatching on ``data["type"]``."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"space_from_jsonable expects a mapping, got {data!r}.")
+    cls = _SPACE_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(
+            f"Unknown space type {data.get('type')!r}; known types: {sorted(_SPACE_TYPES)}."
+        )
+    return cls.from_jsonable(dict(data))

@@ -1,0 +1,75 @@
+"""The top-level package: exports, deprecations, entry points."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import sekai
+import sekai.sekai
+
+
+def test_every_exported_name_exists() -> None:
+    for name in sekai.__all__:
+        assert hasattr(sekai, name), name
+    assert len(set(sekai.__all__)) == len(sekai.__all__)
+    assert sekai.space_utils is sekai.spaces.utils
+    assert sekai.__version__ == sekai._version.__version__
+
+
+def test_backend_mismatch_deprecated_at_top_level() -> None:
+    assert "BackendMismatch" not in sekai.__all__
+    with pytest.warns(DeprecationWarning, match=r"sekai\.BackendMismatch is deprecated") as rec:
+        cls = sekai.BackendMismatch
+    assert "removed in sekai 0.3" in str(rec[0].message)
+    assert issubclass(cls, sekai.SekaiError)
+    with pytest.raises(AttributeError):
+        sekai.NotAThing  # noqa: B018
+
+
+def test_convenience_module() -> None:
+    assert sekai.sekai.make is sekai.make
+    assert sekai.sekai.__version__ == sekai.__version__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert sekai.sekai.BackendMismatch is sekai.BackendMismatch
+    with pytest.raises(AttributeError):
+        sekai.sekai.NotAThing  # noqa: B018
+
+
+def test_builtin_registrations_in_order() -> None:
+    ids = [s.id for s in sekai.all_specs()]
+    assert ids[:5] == [
+        "CartPole-v1",
+        "MountainCar-v0",
+        "MountainCarContinuous-v0",
+        "Pendulum-v1",
+        "Acrobot-v1",
+    ]
+    table = {
+        "CartPole-v1": ("cartpole:CartPoleEnv", 500, 475.0),
+        "MountainCar-v0": ("mountain_car:MountainCarEnv", 200, -110.0),
+        "MountainCarContinuous-v0": (
+            "continuous_mountain_car:ContinuousMountainCarEnv",
+            999,
+            90.0,
+        ),
+        "Pendulum-v1": ("pendulum:PendulumEnv", 200, None),
+        "Acrobot-v1": ("acrobot:AcrobotEnv", 500, -100.0),
+    }
+    for env_id, (entry, limit, threshold) in table.items():
+        spec = sekai.spec(env_id)
+        assert spec.entry_point == f"sekai.envs.classic_control.{entry}"
+        assert (spec.max_episode_steps, spec.reward_threshold) == (limit, threshold)
+        assert spec.kwargs == {} and spec.additional_wrappers == ()
+        assert not spec.nondeterministic
+
+
+def test_python_dash_m_version() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "sekai", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == f"sekai {sekai.__version__}"
