@@ -31,9 +31,7 @@ from sekai.spaces import (
 )
 from sekai.spaces.sequence import holds_data
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(0, 2**32 - 1)
 shapes = st.lists(st.integers(1, 3), max_size=2).map(tuple)
 
@@ -49,7 +47,7 @@ def float_bounds(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[np.ndarray, n
     finite = st.floats(-100, 100, allow_subnormal=False)
     low = draw(hnp.arrays(np.float64, shape, elements=finite))
     width = draw(hnp.arrays(np.float64, shape, elements=st.floats(0, 100, allow_subnormal=False)))
-    high = low + width
+    high = np.asarray(low + width)
     low[draw(hnp.arrays(np.bool_, shape))] = -np.inf
     high[draw(hnp.arrays(np.bool_, shape))] = np.inf
     return low, high
@@ -141,8 +139,10 @@ any_space = st.recursive(st.one_of(leaves, sequences()), composites, max_leaves=
 def same(a: Any, b: Any, approx: bool = False) -> bool:
     """Deep equality of samples: containers by structure, arrays by shape, dtype and values."""
     if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(
-            same(a[k], b[k], approx) for k in a
+        return (
+            isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(same(a[k], b[k], approx) for k in a)
         )
     if isinstance(a, tuple):
         return (

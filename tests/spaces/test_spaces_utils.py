@@ -152,6 +152,7 @@ def test_flatten_space() -> None:
 
 def test_batch_space() -> None:
     box = batch_space(Box([0.0, 1.0], [1.0, 2.0], dtype=np.float64), 3)
+    assert isinstance(box, Box)
     assert box.shape == (3, 2) and box.dtype == np.float64
     np.testing.assert_array_equal(box.low, [[0.0, 1.0]] * 3)
     assert batch_space(Discrete(3, start=1), 2) == MultiDiscrete([3, 3], start=[1, 1])
@@ -164,8 +165,10 @@ def test_batch_space() -> None:
     assert nested == Dict(a=Tuple([MultiDiscrete([2, 2])]), b=Dict())
     with pytest.raises(NotImplementedError):
         batch_space(Custom(), 2)
-    with pytest.raises(ValueError, match="n"):
+    with pytest.raises(ValueError, match="n must be"):
         batch_space(Discrete(2), -1)
+    with pytest.raises(TypeError, match="n must be"):
+        batch_space(Box(0.0, 1.0), 2.0)  # type: ignore[arg-type]
 
 
 def test_concatenate_and_default() -> None:
@@ -253,10 +256,10 @@ def test_registration_of_custom_space() -> None:
 def test_space_from_jsonable() -> None:
     data = json.loads(json.dumps(Dict(a=Discrete(2), b=Sequence(Box(0.0, 1.0))).to_jsonable()))
     assert space_from_jsonable(data) == Dict(a=Discrete(2), b=Sequence(Box(0.0, 1.0)))
-    with pytest.raises(ValueError, match="^Unknown space type") as info:
+    with pytest.raises(ValueError, match=r"^Unknown space type") as info:
         space_from_jsonable({"type": "Nope"})
     assert "MaskedBox" in str(info.value)
-    with pytest.raises(ValueError, match="^Unknown space type"):
+    with pytest.raises(ValueError, match=r"^Unknown space type"):
         space_from_jsonable({})
     with pytest.raises(TypeError):
         space_from_jsonable([1])  # type: ignore[arg-type]

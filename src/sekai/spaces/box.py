@@ -77,7 +77,7 @@ def _convert_bound(value: Any, dtype: np.dtype[Any], name: str) -> NDArray[Any]:
         if arr.size and (int(arr.min()) < info.min or int(arr.max()) > info.max):
             return _clip_exact(arr.astype(object), dtype, name)
         return arr.astype(dtype)
-    # float(info.max) may round up to info.max + 1, so the exclusive limit 2**k is used instead.
+    # info.max + 1 is a power of two, exact as a float even where info.max itself is not.
     finite = np.isfinite(arr)
     out_of_range = finite & ((arr < float(info.min)) | (arr >= float(info.max) + 1.0))
     if out_of_range.any():
@@ -134,7 +134,11 @@ def _parse_shape(shape: Any) -> tuple[int, ...]:
 
 
 class Box(Space[NDArray[Any]]):
-    """A box ``[low, high]`` of arrays of one shape and dtype; bounds may be infinite."""
+    """A box ``[low, high]`` of arrays of one shape and dtype; bounds may be infinite.
+
+    For integer dtypes, infinite bounds become the dtype's limits and finite bounds outside
+    them are clipped with a ``UserWarning``.
+    """
 
     low: NDArray[Any]
     high: NDArray[Any]

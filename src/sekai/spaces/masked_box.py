@@ -67,7 +67,8 @@ class MaskedBox(Dict):
         if raw.dtype.kind not in "biuf":
             raise ValueError(f"MaskedBox fill_value must be numeric, got {fill_value!r}.")
         fill = raw.astype(element.dtype)
-        if not (np.array_equal(fill, raw) and element.contains(fill)):
+        inexact = element.dtype.kind in "iu" and not np.array_equal(fill, raw)
+        if inexact or not element.contains(fill):
             raise ValueError(
                 f"MaskedBox fill_value must be a value of the element space {element!r}, "
                 f"got {fill_value!r}."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sekai.spaces.space import Space
@@ -72,6 +72,9 @@ class Tuple(Space[tuple[Any, ...]]):
 
     def __getitem__(self, index: int) -> Space[Any]:
         return self.spaces[index]
+
+    def __iter__(self) -> Iterator[Space[Any]]:
+        return iter(self.spaces)
 
     def __len__(self) -> int:
         return len(self.spaces)

@@ -266,19 +266,21 @@ def _flatten_space_composite(space: Dict | Tuple) -> Box:
 
 
 @singledispatch
-def batch_space(space: Space[Any], n: int = 1) -> Space[Any]:
+def batch_space(space: Space[Any], n: int) -> Space[Any]:
     """The space of ``n`` stacked samples of ``space`` (a Tuple of copies for a Sequence)."""
     raise _unsupported("batch_space", space)
 
 
 def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"batch_space n must be a non-negative int, got {n!r}.")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"batch_space n must be an int, got {n!r}.")
+    if n < 0:
+        raise ValueError(f"batch_space n must be >= 0, got {n}.")
     return int(n)
 
 
 @batch_space.register
-def _batch_box(space: Box, n: int = 1) -> Box:
+def _batch_box(space: Box, n: int) -> Box:
     n = _check_n(n)
     shape = (n, *space.shape)
     return Box(
@@ -287,13 +289,13 @@ def _batch_box(space: Box, n: int = 1) -> Box:
 
 
 @batch_space.register
-def _batch_discrete(space: Discrete, n: int = 1) -> MultiDiscrete:
+def _batch_discrete(space: Discrete, n: int) -> MultiDiscrete:
     n = _check_n(n)
     return MultiDiscrete([space.n] * n, dtype=np.int64, start=[space.start] * n)
 
 
 @batch_space.register
-def _batch_multi_discrete(space: MultiDiscrete, n: int = 1) -> MultiDiscrete:
+def _batch_multi_discrete(space: MultiDiscrete, n: int) -> MultiDiscrete:
     shape = (_check_n(n), *space.shape)
     return MultiDiscrete(
         np.broadcast_to(space.nvec, shape),
@@ -303,22 +305,22 @@ def _batch_multi_discrete(space: MultiDiscrete, n: int = 1) -> MultiDiscrete:
 
 
 @batch_space.register
-def _batch_multi_binary(space: MultiBinary, n: int = 1) -> MultiBinary:
+def _batch_multi_binary(space: MultiBinary, n: int) -> MultiBinary:
     return MultiBinary((_check_n(n), *space.n))
 
 
 @batch_space.register
-def _batch_dict(space: Dict, n: int = 1) -> Dict:
+def _batch_dict(space: Dict, n: int) -> Dict:
     return Dict({key: batch_space(sub, n) for key, sub in space.spaces.items()})
 
 
 @batch_space.register
-def _batch_tuple(space: Tuple, n: int = 1) -> Tuple:
+def _batch_tuple(space: Tuple, n: int) -> Tuple:
     return Tuple([batch_space(sub, n) for sub in space.spaces])
 
 
 @batch_space.register
-def _batch_sequence(space: Sequence, n: int = 1) -> Tuple:
+def _batch_sequence(space: Sequence, n: int) -> Tuple:
     n = _check_n(n)
     seeds = make_seed_sequence(int(space.rng.integers(2**63)), n)
     copies = []
