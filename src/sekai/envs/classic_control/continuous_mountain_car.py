@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, overload
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -12,6 +12,7 @@ from sekai._types import SeedType
 from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import check_real, first_action_element, reset_bounds
+from sekai.envs.classic_control.mountain_car import MountainCarEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box
 
@@ -95,18 +96,4 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.state = new_state
         return StepResult(new_state.copy(), reward, terminated, False, {})
 
-    @overload
-    @staticmethod
-    def height(xs: float) -> float: ...
-
-    @overload
-    @staticmethod
-    def height(xs: NDArray[Any]) -> NDArray[np.float64]: ...
-
-    @staticmethod
-    def height(xs: float | NDArray[Any]) -> float | NDArray[np.float64]:
-        """Track height ``0.45 sin(3 xs) + 0.55`` (scalar or elementwise)."""
-        if isinstance(xs, np.ndarray):
-            result: NDArray[np.float64] = 0.45 * np.sin(3 * xs) + 0.55
-            return result
-        return 0.45 * math.sin(3 * xs) + 0.55
+    height = staticmethod(MountainCarEnv.height)
