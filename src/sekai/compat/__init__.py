@@ -1,0 +1,100 @@
+"""Bridges between sekai and gymnasium / PettingZoo.
+
+The functions import their optional dependency when called; a missing one raises
+``ImportError`` naming the extra to install. The classes are loaded on first access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sekai.compat.gymnasium import (
+        GymnasiumRenderer,
+        GymnasiumToSekai,
+        SekaiToGymnasium,
+        _Renderer,
+    )
+    from sekai.compat.pettingzoo import PettingZooToSekai, SekaiToPettingZoo
+    from sekai.core import Env, MultiAgentEnv
+    from sekai.spaces import Space
+
+__all__ = [
+    "to_gymnasium",
+    "from_gymnasium",
+    "to_pettingzoo",
+    "from_pettingzoo",
+    "space_to_gymnasium",
+    "space_from_gymnasium",
+    "SekaiToGymnasium",
+    "GymnasiumToSekai",
+    "GymnasiumRenderer",
+    "SekaiToPettingZoo",
+    "PettingZooToSekai",
+]
+
+_CLASS_PACKAGE = {
+    "SekaiToGymnasium": "gymnasium",
+    "GymnasiumToSekai": "gymnasium",
+    "GymnasiumRenderer": "gymnasium",
+    "SekaiToPettingZoo": "pettingzoo",
+    "PettingZooToSekai": "pettingzoo",
+}
+
+
+def _install_hint(package: str) -> str:
+    """The ``ImportError`` message for a missing optional ``package``."""
+    return (
+        f"sekai.compat needs {package}, which is not installed; "
+        f'install it with: pip install "sekai[{package}]"'
+    )
+
+
+def _bridge(package: str) -> ModuleType:
+    """The bridge module for ``package`` (``"gymnasium"`` or ``"pettingzoo"``)."""
+    try:
+        importlib.import_module(package)
+    except ImportError as exc:
+        raise ImportError(_install_hint(package)) from exc
+    return importlib.import_module(f"sekai.compat.{package}")
+
+
+def __getattr__(name: str) -> Any:
+    package = _CLASS_PACKAGE.get(name)
+    if package is None:
+        raise AttributeError(f"module 'sekai.compat' has no attribute {name!r}")
+    return getattr(_bridge(package), name)
+
+
+def to_gymnasium(
+    env: Env[Any, Any], renderer: _Renderer | None = None, render_mode: str | None = None
+) -> SekaiToGymnasium:
+    """``env`` as a ``gymnasium.Env`` (see ``SekaiToGymnasium``)."""
+    return _bridge("gymnasium").SekaiToGymnasium(env, renderer=renderer, render_mode=render_mode)
+
+
+def from_gymnasium(env: Any) -> GymnasiumToSekai:
+    """The ``gymnasium.Env`` ``env`` as a ``sekai.Env`` (see ``GymnasiumToSekai``)."""
+    return _bridge("gymnasium").GymnasiumToSekai(env)
+
+
+def to_pettingzoo(env: MultiAgentEnv[Any, Any, Any]) -> SekaiToPettingZoo:
+    """``env`` as a PettingZoo ``ParallelEnv`` (see ``SekaiToPettingZoo``)."""
+    return _bridge("pettingzoo").SekaiToPettingZoo(env)
+
+
+def from_pettingzoo(env: Any) -> PettingZooToSekai:
+    """The PettingZoo ``ParallelEnv`` ``env`` as a ``sekai.MultiAgentEnv``."""
+    return _bridge("pettingzoo").PettingZooToSekai(env)
+
+
+def space_to_gymnasium(space: Space[Any]) -> Any:
+    """The ``gymnasium.spaces`` equivalent of ``space``; ``TypeError`` if there is none."""
+    return _bridge("gymnasium").space_to_gymnasium(space)
+
+
+def space_from_gymnasium(space: Any) -> Space[Any]:
+    """The sekai equivalent of a ``gymnasium.spaces`` space; ``TypeError`` if there is none."""
+    return _bridge("gymnasium").space_from_gymnasium(space)
