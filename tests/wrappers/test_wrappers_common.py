@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import numpy as np
 import pytest
 
-import sekai.wrappers
 from sekai.core import Env, ResetResult, StepResult, Wrapper
 from sekai.error import ResetRequired
 from sekai.registry import EnvSpec
@@ -72,15 +71,6 @@ class TruncatingEnv(CountingEnv):
     def step(self, action: int) -> StepResult[int]:
         r = super().step(action)
         return StepResult(r.observation, r.reward, False, self.t >= self.length, r.info)
-
-
-def test_all() -> None:
-    assert sekai.wrappers.__all__ == [
-        "TimeLimit",
-        "AutoReset",
-        "OrderEnforcing",
-        "RecordEpisodeStatistics",
-    ]
 
 
 # TimeLimit ----------------------------------------------------------------------------------

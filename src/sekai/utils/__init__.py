@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
 from sekai.utils.seeding import make_seed_sequence, np_random
 
 if TYPE_CHECKING:
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 __all__ = [
     "np_random",
     "make_seed_sequence",
+    "RunningMeanStd",
+    "ExponentialMovingStats",
     "get_action_mask",
     "supports_action_mask",
     "action_mask_space",

@@ -1,0 +1,310 @@
+"""Observation normalisation: the engine of NormalizeObservation and VecNormalizeObservation."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.spaces import Box, Dict, MaskedBox, Space, Tuple
+from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
+
+__all__ = ["ObservationNormalizer", "StatsKind"]
+
+StatsKind = Literal["running", "ewm"]
+_Stats = RunningMeanStd | ExponentialMovingStats
+
+# A 1-D Box observation up to this size is normalised with Python floats: for a batch of one
+# that is several times faster than a dozen NumPy calls on tiny arrays (measured, CartPole).
+_SCALAR_PATH_MAX_SIZE = 16
+
+
+class _Node:
+    """One node of the normaliser's tree, mirroring the observation space."""
+
+    stats: Any = None
+    output_space: Space[Any]
+
+    def batch(self, x: Any, update: bool) -> Any:
+        """Normalise a batch (leading axis)."""
+        return x
+
+    def one(self, x: Any, update: bool) -> Any:
+        """Normalise one observation as a batch of one."""
+        return x
+
+    def state_dict(self) -> Any:
+        return None
+
+    def load_state_dict(self, state: Any) -> None:
+        pass
+
+
+class _PassThrough(_Node):
+    def __init__(self, space: Space[Any]) -> None:
+        self.output_space = space
+
+
+class _Leaf(_Node):
+    """Shared by Box and MaskedBox leaves: statistics over ``shape``-sized samples."""
+
+    def __init__(self, norm: ObservationNormalizer, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.ewm = norm.kind == "ewm"
+        self.stats: _Stats = (
+            ExponentialMovingStats(shape, halflife=norm.halflife)
+            if self.ewm
+            else RunningMeanStd(shape)
+        )
+        self.epsilon = norm.epsilon
+        self.clip = norm.clip
+        bound = np.inf if norm.clip is None else norm.clip
+        self.low, self.high = -bound, bound
+
+    def _update(self, rows: NDArray[np.float64]) -> None:
+        """Update with ``rows`` (one sample per row); an EWM counts the whole call once."""
+        if rows.shape[1:] != self.shape:
+            raise ValueError(
+                f"ObservationNormalizer expected samples of shape {self.shape}, "
+                f"got a batch of shape {rows.shape}."
+            )
+        if len(rows) == 0:
+            return
+        if self.ewm:
+            self.stats.update_from_moments(rows.mean(axis=0), rows.var(axis=0), 1)
+        else:
+            self.stats.update(rows)
+
+    def _normalize(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        out = self.stats.normalize(x, self.epsilon)
+        if self.clip is not None:
+            np.clip(out, self.low, self.high, out=out)
+        return out
+
+    def state_dict(self) -> Any:
+        return self.stats.state_dict()
+
+    def load_state_dict(self, state: Any) -> None:
+        self.stats.load_state_dict(state)
+
+
+class _BoxLeaf(_Leaf):
+    def __init__(self, norm: ObservationNormalizer, space: Box) -> None:
+        super().__init__(norm, space.shape)
+        self.output_space = Box(self.low, self.high, space.shape, np.float64)
+        if len(self.shape) == 1 and self.shape[0] <= _SCALAR_PATH_MAX_SIZE and self.epsilon > 0:
+            self.one = self._one_scalar  # type: ignore[method-assign]
+        elif len(self.shape) >= 1:
+            self.one = self._one_array  # type: ignore[method-assign]
+
+    def batch(self, x: Any, update: bool) -> NDArray[np.float64]:
+        rows = np.asarray(x, dtype=np.float64)
+        if update:
+            self._update(rows)
+        return self._normalize(rows)
+
+    def one(self, x: Any, update: bool) -> NDArray[np.float64]:
+        return self.batch(np.asarray(x)[None], update)[0]
+
+    # Fast paths for a batch of one. ``_one_sample_rate`` gives ``r`` with
+    # mean += r * d and var = (1 - r) * (var + r * d**2), d = x - mean; then
+    # x - new_mean = (1 - r) * d. Anything unusual goes through ``one``.
+
+    def _one_array(self, x: Any, update: bool) -> NDArray[np.float64]:
+        if type(x) is not np.ndarray or x.shape != self.shape or not update:
+            return _BoxLeaf.one(self, x, update)
+        stats = self.stats
+        r = stats._one_sample_rate()
+        if r is None:
+            return _BoxLeaf.one(self, x, update)
+        k = 1.0 - r
+        mean, var = stats.mean, stats.var
+        d = x - mean
+        e = d * r
+        mean += e
+        e *= d
+        var += e
+        var *= k
+        d *= k
+        d /= np.sqrt(var + self.epsilon)
+        if self.clip is not None:
+            np.clip(d, self.low, self.high, out=d)
+        return d
+
+    def _one_scalar(self, x: Any, update: bool) -> NDArray[np.float64]:
+        if type(x) is not np.ndarray or x.shape != self.shape:
+            return _BoxLeaf.one(self, x, update)
+        stats = self.stats
+        eps, sqrt = self.epsilon, math.sqrt
+        triples = zip(x.tolist(), stats.mean.tolist(), stats.var.tolist(), strict=True)
+        out: list[float]
+        if not update:
+            out = [(xi - mi) / sqrt(vi + eps) for xi, mi, vi in triples]
+        else:
+            r = stats._one_sample_rate()
+            if r is None:
+                return _BoxLeaf.one(self, x, update)
+            k = 1.0 - r
+            means: list[float] = []
+            vars_: list[float] = []
+            out = []
+            add_mean, add_var, add_out = means.append, vars_.append, out.append
+            for xi, mi, vi in triples:
+                d = xi - mi
+                e = d * r
+                vi = k * (vi + d * e)
+                add_mean(mi + e)
+                add_var(vi)
+                add_out(k * d / sqrt(vi + eps))
+            stats.mean[...] = means
+            stats.var[...] = vars_
+        clip = self.clip
+        if clip is not None:
+            out = [min(max(o, -clip), clip) for o in out]
+        return np.array(out)
+
+
+class _MaskedBoxLeaf(_Leaf):
+    """Statistics over the occupied slots; empty slots come out as 0.0."""
+
+    def __init__(self, norm: ObservationNormalizer, space: MaskedBox) -> None:
+        super().__init__(norm, space.element_shape)
+        self.output_space = MaskedBox(
+            self.low,
+            self.high,
+            shape=space.element_shape,
+            max_size=space.max_size,
+            dtype=np.float64,
+        )
+
+    def batch(self, x: Any, update: bool) -> dict[str, Any]:
+        values = np.asarray(x["values"], dtype=np.float64)
+        mask = x["mask"]
+        occupied = np.asarray(mask) != 0
+        if update:
+            self._update(values[occupied])
+        out = self._normalize(values)
+        out[~occupied] = 0.0
+        return {"values": out, "mask": mask}
+
+    one = batch  # the same array code serves an unbatched observation
+
+
+class _DictNode(_Node):
+    def __init__(self, children: dict[Any, _Node]) -> None:
+        self.children = children
+        self.stats = {key: child.stats for key, child in children.items()}
+        self.output_space = Dict({key: child.output_space for key, child in children.items()})
+
+    def batch(self, x: Any, update: bool) -> dict[Any, Any]:
+        return {key: child.batch(x[key], update) for key, child in self.children.items()}
+
+    def one(self, x: Any, update: bool) -> dict[Any, Any]:
+        return {key: child.one(x[key], update) for key, child in self.children.items()}
+
+    def state_dict(self) -> Any:
+        return {key: child.state_dict() for key, child in self.children.items()}
+
+    def load_state_dict(self, state: Any) -> None:
+        for key, child in self.children.items():
+            child.load_state_dict(state[key])
+
+
+class _TupleNode(_Node):
+    def __init__(self, children: list[_Node]) -> None:
+        self.children = children
+        self.stats = tuple(child.stats for child in children)
+        self.output_space = Tuple([child.output_space for child in children])
+
+    def batch(self, x: Any, update: bool) -> tuple[Any, ...]:
+        return tuple(child.batch(xi, update) for child, xi in zip(self.children, x, strict=True))
+
+    def one(self, x: Any, update: bool) -> tuple[Any, ...]:
+        return tuple(child.one(xi, update) for child, xi in zip(self.children, x, strict=True))
+
+    def state_dict(self) -> Any:
+        return [child.state_dict() for child in self.children]
+
+    def load_state_dict(self, state: Any) -> None:
+        for child, sub in zip(self.children, state, strict=True):
+            child.load_state_dict(sub)
+
+
+class ObservationNormalizer:
+    """Normalises batches of observations of ``space`` (leading batch axis on every leaf).
+
+    Box leaves become float64 with running (or exponentially weighted) statistics of their
+    shape; MaskedBox leaves are normalised over their occupied slots, empty slots giving 0.0;
+    other leaves pass through. ``halflife`` (for ``stats="ewm"``) counts calls: each
+    normalised batch counts once.
+    """
+
+    def __init__(
+        self,
+        space: Space[Any],
+        *,
+        stats: StatsKind = "running",
+        halflife: float = 1000.0,
+        epsilon: float = 1e-8,
+        clip: float | None = None,
+    ) -> None:
+        if stats not in ("running", "ewm"):
+            raise ValueError(
+                f"ObservationNormalizer: stats must be 'running' or 'ewm', got {stats!r}."
+            )
+        if clip is not None and not float(clip) > 0.0:
+            raise ValueError(f"ObservationNormalizer: clip must be > 0 or None, got {clip!r}.")
+        if not float(epsilon) >= 0.0:
+            raise ValueError(f"ObservationNormalizer: epsilon must be >= 0, got {epsilon!r}.")
+        if not isinstance(space, Space):
+            raise TypeError(
+                f"ObservationNormalizer expects a sekai Space, got {type(space).__name__}."
+            )
+        self.space = space
+        self.kind: StatsKind = stats
+        self.halflife = ExponentialMovingStats._check_halflife(halflife)
+        self.epsilon = float(epsilon)
+        self.clip = None if clip is None else float(clip)
+        self._leaves = 0
+        root = self._build(space)
+        if not self._leaves:
+            raise TypeError(
+                "ObservationNormalizer needs a Box or MaskedBox in the observation space, "
+                f"got {space!r}."
+            )
+        self._root = root
+        self.stats: Any = root.stats
+        self.output_space: Space[Any] = root.output_space
+        # Bound once: the single-env wrapper calls this for every observation.
+        self._one = root.one
+
+    def _build(self, space: Space[Any]) -> _Node:
+        if isinstance(space, MaskedBox):
+            self._leaves += 1
+            return _MaskedBoxLeaf(self, space)
+        if isinstance(space, Box):
+            self._leaves += 1
+            return _BoxLeaf(self, space)
+        if isinstance(space, Dict):
+            return _DictNode({key: self._build(sub) for key, sub in space.items()})
+        if isinstance(space, Tuple):
+            return _TupleNode([self._build(sub) for sub in space.spaces])
+        return _PassThrough(space)
+
+    def __call__(self, batch: Any, *, update: bool = True) -> Any:
+        """Normalise ``batch``, first updating the statistics with it if ``update``."""
+        return self._root.batch(batch, update)
+
+    def state_dict(self) -> Any:
+        """The statistics' states, nested like ``stats`` (tuples as lists, None elsewhere)."""
+        return self._root.state_dict()
+
+    def load_state_dict(self, state: Any) -> None:
+        """Restore a ``state_dict()``."""
+        self._root.load_state_dict(state)
+
+    def __repr__(self) -> str:
+        clip = "" if self.clip is None else f", clip={self.clip:g}"
+        return f"ObservationNormalizer({self.space!r}, stats={self.kind!r}{clip})"

@@ -1,0 +1,130 @@
+"""Normalisation wrappers: running-statistics observation and reward scaling."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sekai._types import ActType, ObsType
+from sekai.core.env import Env
+from sekai.core.result import ResetResult, StepResult
+from sekai.core.wrapper import ObservationWrapper, Wrapper
+from sekai.utils.normalization import ObservationNormalizer, StatsKind
+from sekai.utils.running_stats import RunningMeanStd
+
+__all__ = ["NormalizeObservation", "NormalizeReward"]
+
+
+class NormalizeObservation(ObservationWrapper[Any, ActType, ObsType]):
+    """Normalises observations with running statistics (an ``ObservationNormalizer``).
+
+    Each observation, reset ones included, updates the statistics as a batch of one while
+    ``update_running_mean`` is true. Box leaves become float64 (clipped to ``±clip`` if set);
+    ``stats="ewm"`` follows non-stationary data with a ``halflife`` counted in steps.
+    """
+
+    def __init__(
+        self,
+        env: Env[ObsType, ActType],
+        epsilon: float = 1e-8,
+        *,
+        stats: StatsKind = "running",
+        halflife: float = 1000.0,
+        clip: float | None = None,
+    ) -> None:
+        super().__init__(env)
+        self.normalizer = ObservationNormalizer(
+            env.observation_space, stats=stats, halflife=halflife, epsilon=epsilon, clip=clip
+        )
+        self.observation_space = self.normalizer.output_space
+        self.epsilon = self.normalizer.epsilon
+        self.update_running_mean = True
+        self._normalize = self.normalizer._one
+
+    @property
+    def obs_rms(self) -> Any:
+        """The statistics: one stats object, or a dict/tuple of them mirroring the space."""
+        return self.normalizer.stats
+
+    def observation(self, observation: ObsType) -> Any:
+        """The normalised observation (updating the statistics first if enabled)."""
+        return self._normalize(observation, self.update_running_mean)
+
+    def _wrap_step(self, result: StepResult[Any]) -> StepResult[Any]:
+        # Inlined ``observation()``: this runs on every step.
+        return StepResult(
+            self._normalize(result.observation, self.update_running_mean),
+            result.reward,
+            result.terminated,
+            result.truncated,
+            result.info,
+        )
+
+    def state_dict(self) -> Any:
+        """The statistics' state (see ``ObservationNormalizer.state_dict``)."""
+        return self.normalizer.state_dict()
+
+    def load_state_dict(self, state: Any) -> None:
+        """Restore a ``state_dict()``."""
+        self.normalizer.load_state_dict(state)
+
+
+class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
+    """Scales rewards by the running standard deviation of the discounted return.
+
+    The return ``G = G * gamma + reward`` updates ``return_rms`` (while
+    ``update_running_mean``) and restarts at 0 on reset and when an episode ends; the reward
+    becomes ``reward / sqrt(return_rms.var + epsilon)`` (the mean is not subtracted).
+    """
+
+    def __init__(
+        self, env: Env[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
+    ) -> None:
+        super().__init__(env)
+        gamma, epsilon = float(gamma), float(epsilon)
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"NormalizeReward: gamma must be in [0, 1], got {gamma}.")
+        if not epsilon >= 0.0:
+            raise ValueError(f"NormalizeReward: epsilon must be >= 0, got {epsilon}.")
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.return_rms = RunningMeanStd(shape=())
+        self.update_running_mean = True
+        self._returns = 0.0
+
+    def _scale(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        reward = float(result.reward)
+        self._returns = self._returns * self.gamma + reward
+        if self.update_running_mean:
+            self.return_rms.update_from_moments(self._returns, 0.0, 1)
+        if result.terminated or result.truncated:
+            self._returns = 0.0
+        return StepResult(
+            result.observation,
+            reward / math.sqrt(float(self.return_rms.var) + self.epsilon),
+            result.terminated,
+            result.truncated,
+            result.info,
+        )
+
+    def reset(
+        self, *, seed: Any = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Reset the inner env and the discounted return."""
+        self._returns = 0.0
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: ActType) -> StepResult[ObsType]:
+        """Step the inner env and scale the reward."""
+        return self._scale(self.env.step(action))
+
+    async def async_reset(
+        self, *, seed: Any = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Async ``reset``."""
+        self._returns = 0.0
+        return await self.env.async_reset(seed=seed, options=options)
+
+    async def async_step(self, action: ActType) -> StepResult[ObsType]:
+        """Async ``step``."""
+        return self._scale(await self.env.async_step(action))
