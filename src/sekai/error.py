@@ -131,7 +131,7 @@ class VecEnvClosed(SekaiError):
     """The vector env has been closed."""
 
     def __init__(self) -> None:
-        super().__init__("The VecEnv has been closed; create a new one to keep stepping.")
+        super().__init__("This VecEnv has been closed.")
 
 
 class LookAheadError(SekaiError):

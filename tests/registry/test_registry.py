@@ -74,6 +74,7 @@ def test_all() -> None:
         "register",
         "deregister",
         "make",
+        "make_vec",
         "spec",
         "all_specs",
         "register_namespace",

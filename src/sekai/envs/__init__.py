@@ -7,6 +7,7 @@ from sekai.envs.classic_control import (
     MountainCarEnv,
     PendulumEnv,
 )
+from sekai.envs.finance import MarketMakingEnv, OptimalExecutionEnv
 from sekai.registry import register
 
 __all__ = [
@@ -15,9 +16,12 @@ __all__ = [
     "ContinuousMountainCarEnv",
     "MountainCarEnv",
     "PendulumEnv",
+    "MarketMakingEnv",
+    "OptimalExecutionEnv",
 ]
 
 _CLASSIC = "sekai.envs.classic_control"
+_FINANCE = "sekai.envs.finance"
 
 register(
     "CartPole-v1",
@@ -43,4 +47,14 @@ register(
     f"{_CLASSIC}.acrobot:AcrobotEnv",
     max_episode_steps=500,
     reward_threshold=-100.0,
+)
+register(
+    "MarketMaking-v0",
+    f"{_FINANCE}.market_making:MarketMakingEnv",
+    vector_entry_point=f"{_FINANCE}.vector:MarketMakingVecEnv",
+)
+register(
+    "OptimalExecution-v0",
+    f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
+    vector_entry_point=f"{_FINANCE}.vector:OptimalExecutionVecEnv",
 )

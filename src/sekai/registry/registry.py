@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sekai.core.env import Env
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
-from sekai.registry.spec import EnvSpec, WrapperSpec, _make_from_spec
+from sekai.registry.spec import EnvSpec, WrapperSpec, _check_steps, _make_from_spec, _resolve
+from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
 
 __all__ = [
     "EnvRegistry",
@@ -17,6 +20,7 @@ __all__ = [
     "default_registry",
     "deregister",
     "make",
+    "make_vec",
     "pprint_registry",
     "register",
     "register_namespace",
@@ -160,6 +164,116 @@ def make(
 ) -> Env[Any, Any]:
     """Build a registered environment (see ``EnvRegistry.make``)."""
     return default_registry.make(id, max_episode_steps=max_episode_steps, **kwargs)
+
+
+_VECTORIZATION_MODES = ["native", "sync", "async", "proc"]
+
+
+def _spawn_samplers(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with every episode sampler replaced by its ``spawn()`` (per-sub-env copy)."""
+    from sekai.finance.sampling import EpisodeSampler
+
+    return {
+        key: value.spawn() if isinstance(value, EpisodeSampler) else value
+        for key, value in kwargs.items()
+    }
+
+
+def _sub_env_factory(
+    found: EnvSpec,
+    kwargs: dict[str, Any],
+    steps: int | None,
+    wrappers: tuple[Callable[[Env[Any, Any]], Env[Any, Any]], ...],
+) -> Callable[[], Env[Any, Any]]:
+    """A zero-argument callable building one wrapped sub-env, like ``make()``."""
+
+    def env_fn() -> Env[Any, Any]:
+        env = _make_from_spec(
+            found, max_episode_steps=-1 if steps is None else steps, **_spawn_samplers(kwargs)
+        )
+        for wrapper in wrappers:
+            env = wrapper(env)
+        return env
+
+    return env_fn
+
+
+def make_vec(
+    id: str | EnvSpec,
+    num_envs: int = 1,
+    *,
+    vectorization_mode: str | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
+    wrappers: Iterable[Callable[[Env[Any, Any]], Env[Any, Any]]] = (),
+    **env_kwargs: Any,
+) -> VecEnv[Any, Any]:
+    """Build a vector env of ``num_envs`` copies of a registered environment.
+
+    ``vectorization_mode``: ``"native"`` (alias ``"vector_entry_point"``) uses the entry's
+    ``vector_entry_point``; ``"sync"``, ``"async"`` and ``"proc"`` build the VecEnv of that
+    name from ``make()``d sub-envs, each wrapped by ``wrappers`` in order. None picks native
+    when the entry has one and no per-sub-env wrappers apply, else sync. ``vector_kwargs`` go
+    to the VecEnv constructor, other keyword arguments (``max_episode_steps`` included) to the
+    env. The result's ``spec`` records the merged kwargs and time limit.
+    """
+    found = id if isinstance(id, EnvSpec) else default_registry.spec(_check_id(id))
+    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
+        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__} {num_envs!r}.")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}.")
+    num_envs = int(num_envs)
+    override = _check_steps(
+        env_kwargs.pop("max_episode_steps", None), "max_episode_steps", allow_unset=True
+    )
+    steps = found.max_episode_steps if override is None else (None if override == -1 else override)
+    wrapper_fns = tuple(wrappers)
+    mode = "native" if vectorization_mode == "vector_entry_point" else vectorization_mode
+    if mode is None:
+        native = found.vector_entry_point is not None
+        mode = "native" if native and not wrapper_fns and not found.additional_wrappers else "sync"
+    if mode not in _VECTORIZATION_MODES:
+        raise ValueError(
+            f"vectorization_mode must be one of {_VECTORIZATION_MODES} (or None), "
+            f"got {vectorization_mode!r}."
+        )
+    merged = {**found.kwargs, **env_kwargs}
+    extra = dict(vector_kwargs or {})
+    vec: Any
+    if mode == "native":
+        if found.vector_entry_point is None:
+            raise ValueError(
+                f"{found.id!r} has no native vector implementation (no vector_entry_point); "
+                "use vectorization_mode='sync', 'async' or 'proc'."
+            )
+        if wrapper_fns:
+            raise ValueError(
+                f"vectorization_mode='native' cannot apply per-sub-env wrappers to {found.id!r}: "
+                "a native vector env has no sub-env objects; use vector wrappers instead."
+            )
+        if found.additional_wrappers:
+            names = ", ".join(w.name for w in found.additional_wrappers)
+            raise ValueError(
+                f"vectorization_mode='native' cannot apply {found.id!r}'s "
+                f"additional_wrappers ({names}); use vectorization_mode='sync'."
+            )
+        factory = _resolve(found.vector_entry_point, f"Vector entry point of {found.id!r}")
+        limit = {} if steps is None else {"max_episode_steps": steps}
+        vec = factory(num_envs=num_envs, **merged, **limit, **extra)
+        if not isinstance(vec, VecEnv):
+            raise TypeError(
+                f"Vector entry point of {found.id!r} returned {type(vec).__name__}, "
+                "not a sekai VecEnv."
+            )
+    else:
+        env_fns = [_sub_env_factory(found, merged, steps, wrapper_fns)] * num_envs
+        if mode == "sync":
+            vec = SyncVecEnv(env_fns, **extra)
+        elif mode == "async":
+            vec = AsyncVecEnv(env_fns, **extra)
+        else:
+            vec = ProcVecEnv(env_fns, **extra)
+    vec.spec = dataclasses.replace(found, kwargs=merged, max_episode_steps=steps)
+    return vec
 
 
 def spec(id: str) -> EnvSpec:

@@ -1,0 +1,119 @@
+"""Weight-space accounting: target weights, financing and one-step settlement.
+
+Every function broadcasts over leading batch axes; with 1-D weights the scalar results are
+Python floats / bools.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance.costs import _rowsum
+
+__all__ = ["AccountConfig", "Settlement", "project_weights", "settle", "turnover"]
+
+Array = NDArray[np.float64]
+
+
+def _real(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{name} must be a real number, got {value!r}.")
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AccountConfig:
+    """Leverage and financing terms of a weight-space account (rates are annual)."""
+
+    allow_short: bool = False
+    max_leverage: float = 1.0
+    cash_rate: float = 0.0
+    margin_rate: float | None = None
+    borrow_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.allow_short, (bool, np.bool_)):
+            raise TypeError(f"allow_short must be a bool, got {self.allow_short!r}.")
+        setter = object.__setattr__
+        setter(self, "allow_short", bool(self.allow_short))
+        for name in ("max_leverage", "cash_rate", "borrow_rate"):
+            setter(self, name, _real(getattr(self, name), name))
+        if self.margin_rate is not None:
+            setter(self, "margin_rate", _real(self.margin_rate, "margin_rate"))
+        if self.max_leverage <= 0:
+            raise ValueError(f"max_leverage must be > 0, got {self.max_leverage}.")
+        if self.borrow_rate < 0:
+            raise ValueError(f"borrow_rate must be >= 0, got {self.borrow_rate}.")
+
+    @property
+    def effective_margin_rate(self) -> float:
+        """Rate paid on negative cash: ``margin_rate``, or ``cash_rate`` when None."""
+        return self.cash_rate if self.margin_rate is None else self.margin_rate
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """One step's result: equity ``growth``, ``drifted`` weights, ``financing``, ``wiped_out``."""
+
+    growth: Any
+    drifted: Array
+    financing: Any
+    wiped_out: Any
+
+
+def project_weights(
+    scores: Any, tradable: Any, config: AccountConfig, *, cash_score: Any = None
+) -> Array:
+    """Target weights ``(..., n)`` from action scores, honouring leverage and tradability."""
+    scores = np.asarray(scores, dtype=np.float64)
+    a = np.where(np.asarray(tradable, dtype=bool), scores, 0.0)
+    limit = config.max_leverage
+    if config.allow_short:
+        a = np.clip(a, -limit, limit)
+        gross = _rowsum(np.abs(a))[..., None]
+        return a * (limit / np.maximum(gross, limit))
+    a = np.maximum(a, 0.0)
+    total = _rowsum(a)[..., None]
+    if cash_score is not None:
+        total = total + np.expand_dims(np.maximum(np.asarray(cash_score, np.float64), 0.0), -1)
+    ok = total > 1e-12
+    return np.where(ok, limit * a / np.where(ok, total, 1.0), 0.0)
+
+
+def settle(
+    weights: Any, returns: Any, *, cost: Any, dt: float, config: AccountConfig
+) -> Settlement:
+    """Apply one step of asset ``returns`` (NaN -> 0), financing and ``cost`` to ``weights``."""
+    w = np.asarray(weights, dtype=np.float64)
+    r = np.asarray(returns, dtype=np.float64)
+    r = np.where(np.isnan(r), 0.0, r)
+    cash = 1.0 - _rowsum(w)
+    rate = np.where(cash >= 0, config.cash_rate, config.effective_margin_rate)
+    short = _rowsum(np.maximum(-w, 0.0))
+    financing = cash * rate * dt - config.borrow_rate * dt * short
+    gross = 1.0 + _rowsum(w * r) + financing
+    cost = np.asarray(cost, dtype=np.float64)
+    growth = np.where(cost >= 1, 0.0, (1.0 - cost) * gross)
+    wiped = growth <= 0
+    safe = np.where(wiped, 1.0, gross)
+    drifted = w * (1.0 + r) / safe[..., None]
+    if wiped.any():
+        drifted[wiped] = 0.0
+    if w.ndim == 1:
+        return Settlement(float(growth), drifted, float(financing), bool(wiped))
+    return Settlement(growth, drifted, financing, wiped)
+
+
+def turnover(target: Any, current: Any) -> Any:
+    """``sum(|target - current|)`` over the last axis (a float for 1-D inputs)."""
+    diff = np.abs(np.asarray(target, dtype=np.float64) - np.asarray(current, dtype=np.float64))
+    out = _rowsum(diff)
+    return float(out) if diff.ndim == 1 else out

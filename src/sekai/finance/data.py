@@ -1,0 +1,749 @@
+"""Market data: an immutable ``T x N`` panel of prices and fields on a time axis."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import itertools
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["MarketData", "Time", "naive_datetime64", "row_of"]
+
+_NUMBER = (int, float, np.integer, np.floating)
+_DATELIKE = (str, _dt.date, np.datetime64)
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A value to look up as a *timestamp*, not as a row position."""
+
+    value: Any
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, np.bool_)) or not isinstance(
+            self.value, _NUMBER + _DATELIKE
+        ):
+            raise TypeError(
+                "Time(value) takes a number, a date string, a date/datetime or an "
+                f"np.datetime64, got {self.value!r} ({type(self.value).__name__})."
+            )
+
+    def __repr__(self) -> str:
+        return f"Time({self.value!r})"
+
+
+def _pandas() -> Any:
+    try:
+        return importlib.import_module("pandas")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'This feature needs pandas; install it with `pip install "sekai[pandas]"`.'
+        ) from exc
+
+
+def naive_datetime64(value: Any, what: str, *, unit: str | None = None) -> np.datetime64:
+    """``value`` as a timezone-naive ``np.datetime64`` (tz-aware and NaT -> ``ValueError``)."""
+    if isinstance(value, np.datetime64):
+        out = value
+    elif isinstance(value, _dt.datetime):
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            raise ValueError(
+                f"{what} {value!r} is timezone-aware; sekai time axes are naive: "
+                "convert it first (e.g. .tz_convert(None) or .replace(tzinfo=None))."
+            )
+        convert = getattr(value, "to_datetime64", None)
+        out = convert() if convert is not None else np.datetime64(value)
+    elif isinstance(value, _dt.date):
+        out = np.datetime64(value)
+    elif isinstance(value, str):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = np.datetime64(value)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{what} {value!r} is not an ISO date/datetime string (e.g. '2020-01-31')."
+                ) from exc
+        if caught:
+            raise ValueError(
+                f"{what} {value!r} carries a timezone; sekai time axes are naive: drop the offset."
+            )
+    else:
+        raise TypeError(
+            f"{what} must be a date string, date/datetime or np.datetime64, got {value!r}."
+        )
+    if np.isnat(out):
+        raise ValueError(f"{what} is NaT (not a time).")
+    if unit is not None:
+        out = out.astype(f"datetime64[{unit}]")
+    return out
+
+
+def row_of(
+    timestamps: NDArray[Any], when: Any, *, side: str = "left", what: str = "the time"
+) -> int:
+    """Row named by ``when``: an int is a row (returned unchecked), anything else a timestamp.
+
+    A timestamp resolves to the first row with ``timestamp >= when`` (``>`` with
+    ``side="right"``), or ``len(timestamps)`` if there is none.
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', got {side!r}.")
+    if isinstance(when, (bool, np.bool_)):
+        raise TypeError(f"{what} must be a row position or a timestamp, got the bool {when!r}.")
+    if isinstance(when, (int, np.integer)):
+        return int(when)
+    value = when.value if isinstance(when, Time) else when
+    key: Any
+    if timestamps.dtype.kind == "M":
+        if isinstance(value, _NUMBER):
+            raise ValueError(
+                f"{what} {when!r} is a number but the time axis holds datetimes: pass a "
+                "date string, date/datetime or np.datetime64 (a plain int is a row position)."
+            )
+        key = naive_datetime64(value, what)
+    else:
+        if isinstance(value, _DATELIKE):
+            raise ValueError(
+                f"{what} {when!r} is a date but the time axis is numeric: pass a float, "
+                "Time(number), or an int row position."
+            )
+        if isinstance(when, Time) or isinstance(value, (float, np.floating)):
+            key = value
+        else:
+            raise TypeError(
+                f"{what} must be an int row, a timestamp or Time(...), got {when!r} "
+                f"({type(when).__name__})."
+            )
+        if isinstance(key, (float, np.floating)) and not np.isfinite(key):
+            raise ValueError(f"{what} must be a finite timestamp, got {when!r}.")
+    return int(np.searchsorted(timestamps, key, side=side))  # type: ignore[call-overload]
+
+
+def _check_int(value: Any, name: str, low: int = 0) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}.")
+    return int(value)
+
+
+def _float_array(value: Any, name: str) -> NDArray[np.float64]:
+    """A writable float64 copy of ``value`` (non-numeric -> ``TypeError``)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be numeric, got an object array.") from exc
+    elif arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}.")
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def _panel(value: Any, name: str) -> NDArray[np.float64]:
+    arr = _float_array(value, name)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D (T, N), got shape {arr.shape}.")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains +/-inf; use NaN for missing values.")
+    return arr
+
+
+def _convert_timestamps(value: Any, length: int) -> NDArray[Any]:
+    if getattr(value, "tz", None) is not None or getattr(getattr(value, "dt", None), "tz", None):
+        raise ValueError("timestamps are timezone-aware; convert them to naive times first.")
+    arr = np.asarray(value)
+    if arr.dtype.kind in "USO":
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                arr = arr.astype("datetime64[ns]")
+            except (TypeError, ValueError) as exc:
+                if arr.dtype.kind == "O" and any(
+                    isinstance(v, _dt.datetime) and v.tzinfo is not None for v in arr.ravel()
+                ):
+                    raise ValueError("timestamps are timezone-aware; use naive times.") from exc
+                raise TypeError(
+                    "timestamps must be datetimes (or ISO strings) or numbers, "
+                    f"got values such as {arr.ravel()[:1]!r}."
+                ) from exc
+        if caught:
+            raise ValueError("timestamps are timezone-aware; use naive times.")
+    elif arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "f":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind != "M":
+        raise TypeError(f"timestamps must be datetime64 or numeric, got dtype {arr.dtype}.")
+    else:
+        arr = arr.copy()
+    if arr.shape != (length,):
+        raise ValueError(f"timestamps must have shape ({length},), got {arr.shape}.")
+    if arr.dtype.kind == "M":
+        if np.isnat(arr).any():
+            raise ValueError("timestamps contain NaT.")
+    elif arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("timestamps contain NaN or inf.")
+    if length > 1 and not (arr[1:] > arr[:-1]).all():
+        raise ValueError("timestamps must be strictly increasing.")
+    return arr
+
+
+def _exogenous_array(value: Any, name: str, length: int) -> NDArray[np.float64]:
+    arr = _float_array(value, f"exogenous[{name!r}]")
+    if arr.ndim not in (1, 2) or arr.shape[0] != length or (arr.ndim == 2 and arr.shape[1] < 1):
+        raise ValueError(
+            f"exogenous[{name!r}] must have shape ({length},) or ({length}, k), got {arr.shape}."
+        )
+    if np.isinf(arr).any():
+        raise ValueError(f"exogenous[{name!r}] contains +/-inf; use NaN for missing values.")
+    return arr
+
+
+def _freeze(arrays: Mapping[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
+    for arr in arrays.values():
+        arr.setflags(write=False)
+    return dict(arrays)
+
+
+def _names(mapping: Mapping[Any, Any], what: str) -> None:
+    for key in mapping:
+        if not isinstance(key, str):
+            raise TypeError(f"{what} names must be strings, got {key!r}.")
+
+
+class MarketData:
+    """An immutable ``T x N`` panel: prices plus optional fields, timestamps and exogenous series.
+
+    A NaN price means the asset is not listed at that row.
+    """
+
+    __slots__ = (
+        "_assets",
+        "_exogenous",
+        "_fields",
+        "_periods_per_year",
+        "_price_field",
+        "_timestamps",
+        "_warmup",
+    )
+
+    _fields: dict[str, NDArray[np.float64]]
+    _timestamps: NDArray[Any]
+    _assets: tuple[Any, ...]
+    _exogenous: dict[str, NDArray[np.float64]]
+    _price_field: str
+    _warmup: int
+    _periods_per_year: float | None
+
+    def __init__(
+        self,
+        prices: Any = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        timestamps: Any = None,
+        assets: Iterable[Any] | None = None,
+        exogenous: Mapping[str, Any] | None = None,
+        price_field: str = "close",
+        warmup: int = 0,
+    ) -> None:
+        if not isinstance(price_field, str):
+            raise TypeError(f"price_field must be a string, got {price_field!r}.")
+        fields = dict(fields or {})
+        _names(fields, "field")
+        if prices is not None:
+            if price_field in fields:
+                raise ValueError(f"prices given twice: as `prices` and as fields[{price_field!r}].")
+            fields = {price_field: prices, **fields}
+        elif price_field not in fields:
+            raise ValueError(f"no prices: pass `prices` or fields[{price_field!r}].")
+        else:
+            fields = {price_field: fields[price_field], **fields}
+        arrays = {name: _panel(value, f"field {name!r}") for name, value in fields.items()}
+        price = arrays[price_field]
+        n_steps, n_assets = price.shape
+        if n_steps < 2 or n_assets < 1:
+            raise ValueError(
+                f"prices must have at least 2 rows and 1 column, got shape {price.shape}."
+            )
+        for name, arr in arrays.items():
+            if arr.shape != price.shape:
+                raise ValueError(
+                    f"field {name!r} has shape {arr.shape}; every field needs the price "
+                    f"shape {price.shape}."
+                )
+        if (price <= 0).any():
+            raise ValueError("prices must be > 0 (NaN marks an unlisted asset).")
+        if timestamps is None:
+            stamps: NDArray[Any] = np.arange(n_steps, dtype=np.int64)
+        else:
+            stamps = _convert_timestamps(timestamps, n_steps)
+        if assets is None:
+            ids: tuple[Any, ...] = tuple(f"asset_{j}" for j in range(n_assets))
+        else:
+            if isinstance(assets, (str, bytes)) or not isinstance(assets, Iterable):
+                raise TypeError(f"assets must be a sequence of ids, got {assets!r}.")
+            ids = tuple(assets)
+            if len(ids) != n_assets:
+                raise ValueError(f"assets has {len(ids)} ids for {n_assets} columns.")
+            if len(set(ids)) != n_assets:
+                raise ValueError(f"assets ids must be unique, got {ids!r}.")
+        exo = dict(exogenous or {})
+        _names(exo, "exogenous")
+        exo_arrays = {name: _exogenous_array(v, name, n_steps) for name, v in exo.items()}
+        warmup = _check_int(warmup, "warmup")
+        if warmup > n_steps:
+            raise ValueError(f"warmup must be in [0, {n_steps}], got {warmup}.")
+        self._init(arrays, stamps, ids, exo_arrays, price_field, warmup)
+
+    def _init(
+        self,
+        fields: dict[str, NDArray[np.float64]],
+        timestamps: NDArray[Any],
+        assets: tuple[Any, ...],
+        exogenous: dict[str, NDArray[np.float64]],
+        price_field: str,
+        warmup: int,
+    ) -> None:
+        timestamps.setflags(write=False)
+        ppy = None
+        if timestamps.dtype.kind == "M":
+            ends = timestamps[[0, -1]]
+            if np.datetime_data(ends.dtype)[0] in ("Y", "M"):  # no fixed length in days
+                ends = ends.astype("datetime64[D]")
+            span_days = float((ends[1] - ends[0]) / np.timedelta64(1, "D"))
+            ppy = (len(timestamps) - 1) / (span_days / 365.25)
+        setter = object.__setattr__
+        setter(self, "_fields", _freeze(fields))
+        setter(self, "_timestamps", timestamps)
+        setter(self, "_assets", assets)
+        setter(self, "_exogenous", _freeze(exogenous))
+        setter(self, "_price_field", price_field)
+        setter(self, "_warmup", warmup)
+        setter(self, "_periods_per_year", ppy)
+
+    @classmethod
+    def _build(
+        cls,
+        fields: dict[str, NDArray[np.float64]],
+        timestamps: NDArray[Any],
+        assets: tuple[Any, ...],
+        exogenous: dict[str, NDArray[np.float64]],
+        price_field: str,
+        warmup: int,
+    ) -> MarketData:
+        """A panel from arrays that are already valid (no checks, no copies)."""
+        self = cls.__new__(cls)
+        self._init(fields, timestamps, assets, exogenous, price_field, warmup)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("MarketData is immutable; use with_fields() / with_exogenous().")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("MarketData is immutable.")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild,
+            (
+                {k: np.array(v) for k, v in self._fields.items()},
+                np.array(self._timestamps),
+                self._assets,
+                {k: np.array(v) for k, v in self._exogenous.items()},
+                self._price_field,
+                self._warmup,
+            ),
+        )
+
+    # -- properties ---------------------------------------------------------------------
+
+    @property
+    def prices(self) -> NDArray[np.float64]:
+        """Prices ``(T, N)``; NaN where an asset is not listed."""
+        return self._fields[self._price_field]
+
+    @property
+    def mask(self) -> NDArray[np.bool_]:
+        """``isfinite(prices)``: True where the asset is listed."""
+        return np.isfinite(self.prices)
+
+    @property
+    def fields(self) -> dict[str, NDArray[np.float64]]:
+        """Every field by name, prices included (a new dict)."""
+        return dict(self._fields)
+
+    @property
+    def exogenous(self) -> dict[str, NDArray[np.float64]]:
+        """Exogenous series by name (a new dict)."""
+        return dict(self._exogenous)
+
+    @property
+    def timestamps(self) -> NDArray[Any]:
+        """Time axis ``(T,)``: datetime64 or numeric."""
+        return self._timestamps
+
+    @property
+    def assets(self) -> tuple[Any, ...]:
+        """Asset ids, one per column."""
+        return self._assets
+
+    @property
+    def n_steps(self) -> int:
+        """Number of rows ``T``."""
+        return len(self._timestamps)
+
+    @property
+    def n_assets(self) -> int:
+        """Number of columns ``N``."""
+        return len(self._assets)
+
+    @property
+    def is_datetime(self) -> bool:
+        """Whether the time axis holds datetimes."""
+        return self._timestamps.dtype.kind == "M"
+
+    @property
+    def warmup(self) -> int:
+        """Leading rows that may be observed but never traded."""
+        return self._warmup
+
+    @property
+    def periods_per_year(self) -> float | None:
+        """``(T-1)/(span in years)`` on datetime axes, else None."""
+        return self._periods_per_year
+
+    @property
+    def price_field(self) -> str:
+        """Name of the field that holds prices."""
+        return self._price_field
+
+    # -- access -------------------------------------------------------------------------
+
+    def field(self, name: str) -> NDArray[np.float64]:
+        """The ``(T, N)`` field ``name``."""
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise KeyError(
+                f"no field {name!r}; available fields: {sorted(self._fields)}."
+            ) from None
+
+    def exogenous_series(self, name: str) -> NDArray[np.float64]:
+        """The exogenous series ``name``: ``(T,)`` or ``(T, k)``."""
+        try:
+            return self._exogenous[name]
+        except KeyError:
+            raise KeyError(
+                f"no exogenous series {name!r}; available: {sorted(self._exogenous)}."
+            ) from None
+
+    def exogenous_width(self, name: str) -> int:
+        """Columns of the exogenous series ``name`` (1 for a 1-D series)."""
+        series = self.exogenous_series(name)
+        return 1 if series.ndim == 1 else int(series.shape[1])
+
+    def log_returns(self) -> NDArray[np.float64]:
+        """``(T, N)`` log returns; row 0 and pairs with a missing price are NaN."""
+        prices = self.prices
+        out = np.full(prices.shape, np.nan)
+        out[1:] = np.log(prices[1:] / prices[:-1])
+        return out
+
+    def index_of(self, when: Any, *, side: str = "left") -> int:
+        """Row of ``when`` by the point-in-time rule (see ``row_of``)."""
+        return row_of(self._timestamps, when, side=side)
+
+    def __len__(self) -> int:
+        return len(self._timestamps)
+
+    def __getitem__(self, key: slice) -> MarketData:
+        if not isinstance(key, slice):
+            raise TypeError(
+                f"MarketData supports row slices only (data[a:b]), got {key!r}; use "
+                "field() or select() for columns."
+            )
+        rows = range(self.n_steps)[key]
+        if rows.step < 0:
+            raise ValueError("MarketData slices must run forward in time (positive step).")
+        warmup = len(range(rows.start, min(rows.stop, self._warmup), rows.step))
+        if rows.step == 1:
+            return self._rows(rows.start, rows.stop, warmup)
+        return self._take(np.arange(rows.start, rows.stop, rows.step), warmup)
+
+    def _rows(self, start: int, stop: int, warmup: int) -> MarketData:
+        return self._take(slice(start, stop), warmup)
+
+    def _take(self, index: slice | NDArray[np.intp], warmup: int) -> MarketData:
+        stamps = self._timestamps[index]
+        if len(stamps) < 2:
+            raise ValueError(
+                f"a MarketData needs at least 2 rows; this selection keeps {len(stamps)}."
+            )
+        return MarketData._build(
+            {k: v[index] for k, v in self._fields.items()},
+            stamps,
+            self._assets,
+            {k: v[index] for k, v in self._exogenous.items()},
+            self._price_field,
+            warmup,
+        )
+
+    def between(self, start: Any = None, end: Any = None) -> MarketData:
+        """Rows ``[index_of(start), index_of(end))``; None means the first / past the last row."""
+        first = 0 if start is None else self.index_of(start)
+        stop = self.n_steps if end is None else self.index_of(end)
+        return self[first:stop]
+
+    def select(self, assets: Any) -> MarketData:
+        """The columns of ``assets`` (ids, in the given order; a string is one id)."""
+        ids = [assets] if isinstance(assets, str) else list(assets)
+        if not ids:
+            raise ValueError("select() needs at least one asset id.")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"select() got duplicate asset ids: {ids!r}.")
+        position = {a: j for j, a in enumerate(self._assets)}
+        missing = [a for a in ids if a not in position]
+        if missing:
+            raise KeyError(f"unknown assets {missing!r}; available: {list(self._assets)}.")
+        cols = np.array([position[a] for a in ids], dtype=np.intp)
+        return MarketData._build(
+            {k: v[:, cols] for k, v in self._fields.items()},
+            self._timestamps,
+            tuple(ids),
+            dict(self._exogenous),
+            self._price_field,
+            self._warmup,
+        )
+
+    def with_fields(self, **arrays: Any) -> MarketData:
+        """A copy with fields added or replaced."""
+        fields = {**self._fields, **arrays}
+        return MarketData(
+            fields=fields,
+            timestamps=self._timestamps,
+            assets=self._assets,
+            exogenous=self._exogenous,
+            price_field=self._price_field,
+            warmup=self._warmup,
+        )
+
+    def with_exogenous(self, **arrays: Any) -> MarketData:
+        """A copy with exogenous series added or replaced."""
+        exo = {name: _exogenous_array(v, name, self.n_steps) for name, v in arrays.items()}
+        return MarketData._build(
+            dict(self._fields),
+            self._timestamps,
+            self._assets,
+            {**self._exogenous, **_freeze(exo)},
+            self._price_field,
+            self._warmup,
+        )
+
+    # -- splitting ----------------------------------------------------------------------
+
+    def _part(self, start: int, stop: int, history: int) -> MarketData:
+        """Rows ``[start, stop)`` with up to ``history`` earlier rows prepended as warm-up."""
+        first = max(0, start - history)
+        warmup = max(start - first, min(self._warmup, stop) - first)
+        return self._rows(first, stop, warmup)
+
+    def _cut(self, boundary: Any) -> int:
+        if isinstance(boundary, (float, np.floating)):
+            if not 0.0 < boundary < 1.0:
+                raise ValueError(
+                    f"a float boundary is a fraction in (0, 1), got {boundary!r}; use "
+                    "Time(x) for a numeric timestamp."
+                )
+            return round(float(boundary) * self.n_steps)
+        row = row_of(self._timestamps, boundary, what="boundary")
+        if isinstance(boundary, (int, np.integer)) and row < 0:
+            row += self.n_steps
+        return row
+
+    def split(self, *boundaries: Any, embargo: int = 0, history: int = 0) -> list[MarketData]:
+        """Consecutive parts cut at ``boundaries`` (fractions, rows or timestamps).
+
+        Part ``i+1`` starts ``embargo`` rows after its cut and gets up to ``history`` earlier
+        rows prepended as warm-up.
+        """
+        embargo = _check_int(embargo, "embargo")
+        history = _check_int(history, "history")
+        if not boundaries:
+            raise ValueError("split() needs at least one boundary.")
+        cuts = [self._cut(b) for b in boundaries]
+        edges = [0, *cuts, self.n_steps]
+        if any(not lo < hi for lo, hi in itertools.pairwise(edges)):
+            raise ValueError(
+                f"split cuts must be strictly increasing inside (0, {self.n_steps}); "
+                f"{boundaries!r} gives rows {cuts}."
+            )
+        if cuts[0] < 2:
+            raise ValueError(f"part 0 keeps {cuts[0]} rows; every part needs at least 2.")
+        parts = [self._rows(0, cuts[0], min(self._warmup, cuts[0]))]
+        for i, (cut, stop) in enumerate(zip(cuts, edges[2:], strict=True), start=1):
+            start = cut + embargo
+            if stop - start < 2:
+                raise ValueError(
+                    f"part {i} keeps {max(stop - start, 0)} rows (rows [{start}, {stop}) after "
+                    f"an embargo of {embargo}); every part needs at least 2."
+                )
+            parts.append(self._part(start, stop, history))
+        return parts
+
+    def walk_forward(
+        self,
+        train_size: int,
+        test_size: int,
+        *,
+        step: int | None = None,
+        embargo: int = 0,
+        history: int = 0,
+        expanding: bool = False,
+    ) -> Iterator[tuple[MarketData, MarketData]]:
+        """Generator of ``(train, test)`` folds moving forward by ``step`` rows."""
+        train_size = _check_int(train_size, "train_size", 2)
+        test_size = _check_int(test_size, "test_size", 2)
+        step = test_size if step is None else _check_int(step, "step", 1)
+        embargo = _check_int(embargo, "embargo")
+        history = _check_int(history, "history")
+        return self._folds(train_size, test_size, step, embargo, history, bool(expanding))
+
+    def _folds(
+        self, train_size: int, test_size: int, step: int, embargo: int, history: int, grow: bool
+    ) -> Iterator[tuple[MarketData, MarketData]]:
+        start = 0
+        while True:
+            test_start = start + train_size + embargo
+            test_stop = test_start + test_size
+            if test_stop > self.n_steps:
+                return
+            train_first = 0 if grow else start
+            train_stop = start + train_size
+            train = self._rows(
+                train_first, train_stop, max(0, min(self._warmup, train_stop) - train_first)
+            )
+            yield train, self._part(test_start, test_stop, history)
+            start += step
+
+    # -- pandas -------------------------------------------------------------------------
+
+    @classmethod
+    def from_pandas(
+        cls,
+        prices: Any,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        exogenous: Any = None,
+        price_field: str = "close",
+    ) -> MarketData:
+        """A panel from a wide frame (index = time, columns = assets) or a Series."""
+        pd = _pandas()
+        if isinstance(prices, pd.Series):
+            frame = prices.to_frame(name="asset_0" if prices.name is None else prices.name)
+        elif isinstance(prices, pd.DataFrame):
+            frame = prices
+        else:
+            raise TypeError(
+                f"from_pandas() takes a pandas Series or DataFrame, got {type(prices).__name__}."
+            )
+        index = frame.index
+        if isinstance(index, pd.DatetimeIndex):
+            if index.tz is not None:
+                raise ValueError(
+                    "the price index is timezone-aware; use index.tz_convert(None) first."
+                )
+            timestamps: Any = index.to_numpy().astype("datetime64[ns]")
+        else:
+            timestamps = index.to_numpy()
+
+        def values(obj: Any, what: str) -> Any:
+            if isinstance(obj, pd.DataFrame):
+                obj = obj.reindex(index=index, columns=frame.columns)
+            elif isinstance(obj, pd.Series):
+                if frame.shape[1] != 1:
+                    raise ValueError(f"{what} is a Series but the prices have several columns.")
+                obj = obj.reindex(index)
+            else:
+                return obj
+            return obj.to_numpy(dtype=np.float64, na_value=np.nan)
+
+        exo: dict[str, Any] = {}
+        if isinstance(exogenous, pd.DataFrame):
+            exogenous = {str(c): exogenous[c] for c in exogenous.columns}
+        for name, series in (exogenous or {}).items():
+            if isinstance(series, (pd.Series, pd.DataFrame)):
+                series = series.reindex(index).to_numpy(dtype=np.float64, na_value=np.nan)
+            exo[name] = series
+        return cls(
+            frame.to_numpy(dtype=np.float64, na_value=np.nan),
+            fields={name: values(v, f"field {name!r}") for name, v in (fields or {}).items()},
+            timestamps=timestamps,
+            assets=tuple(frame.columns.tolist()),
+            exogenous=exo,
+            price_field=price_field,
+        )
+
+    @classmethod
+    def from_long(
+        cls,
+        frame: Any,
+        *,
+        time: str = "date",
+        asset: str = "symbol",
+        price: str = "close",
+        fields: Iterable[str] = (),
+    ) -> MarketData:
+        """A panel from a tidy frame with one row per (time, asset); the last row wins."""
+        pd = _pandas()
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"from_long() takes a pandas DataFrame, got {type(frame).__name__}.")
+        extra = [fields] if isinstance(fields, str) else list(fields)
+        columns = [time, asset, price, *extra]
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise KeyError(f"columns {missing} not in the frame; it has {list(frame.columns)}.")
+        tidy = frame[columns].drop_duplicates([time, asset], keep="last")
+        if tidy[time].dtype == object or pd.api.types.is_string_dtype(tidy[time]):
+            tidy = tidy.assign(**{time: pd.to_datetime(tidy[time])})
+        wide = {
+            name: tidy.pivot(index=time, columns=asset, values=name).sort_index()
+            for name in (price, *extra)
+        }
+        return cls.from_pandas(
+            wide[price], fields={name: wide[name] for name in extra}, price_field=price
+        )
+
+    def __repr__(self) -> str:
+        parts = [f"T={self.n_steps}", f"N={self.n_assets}", f"fields={list(self._fields)}"]
+        if self._exogenous:
+            parts.append(f"exogenous={list(self._exogenous)}")
+        if self._warmup:
+            parts.append(f"warmup={self._warmup}")
+        ends = self._timestamps[[0, -1]]
+        if self.is_datetime:
+            first, last = np.datetime_as_string(ends, unit="auto")
+        else:
+            first, last = (str(v) for v in ends.tolist())
+        parts.append(f"{first} .. {last}")
+        return f"MarketData({', '.join(parts)})"
+
+
+def _rebuild(
+    fields: dict[str, NDArray[np.float64]],
+    timestamps: NDArray[Any],
+    assets: tuple[Any, ...],
+    exogenous: dict[str, NDArray[np.float64]],
+    price_field: str,
+    warmup: int,
+) -> MarketData:
+    return MarketData._build(fields, timestamps, assets, exogenous, price_field, warmup)

@@ -1,0 +1,165 @@
+"""``AsyncVecEnv``: sub-envs stepped concurrently with ``asyncio.gather`` in this process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import Any, TypeVar, cast
+
+from sekai._types import SeedType
+from sekai.core.result import StepResult
+from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.vec_env import (
+    VecEnv,
+    build_envs,
+    close_envs,
+    env_call,
+    env_get_attr,
+    env_set_attr,
+    frozen_step,
+    merge_autoreset,
+    needs_autoreset,
+    per_env_values,
+    resolve_options,
+    resolve_seeds,
+)
+
+__all__ = ["AsyncVecEnv"]
+
+_T = TypeVar("_T")
+
+_RUNNING_LOOP_ERROR = (
+    "AsyncVecEnv.{method}() cannot run inside a running event loop; "
+    "use 'await vec.async_{method}(...)' instead."
+)
+
+
+async def _gather(calls: Iterable[Awaitable[_T]]) -> list[_T]:
+    """Await every call; once all are done, raise the first exception in sub-env order."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return cast("list[_T]", results)
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the tasks an interrupted run left on ``loop`` and let them finish."""
+    pending = asyncio.all_tasks(loop)
+    if not pending:
+        return
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+class AsyncVecEnv(VecEnv[Any, Any]):
+    """Runs the sub-envs' ``async_step`` / ``async_reset`` concurrently.
+
+    ``step()`` and ``reset()`` run them on a private event loop; inside a running loop, await
+    ``async_step()`` / ``async_reset()`` instead.
+    """
+
+    def __init__(self, env_fns: Iterable[Callable[[], Any]], *, autoreset: bool = True) -> None:
+        fns = list(env_fns)
+        if not fns:
+            raise ValueError("AsyncVecEnv needs at least one env factory in env_fns.")
+        self.envs: list[Any] = build_envs(fns)
+        self.num_envs = len(self.envs)
+        self.autoreset = bool(autoreset)
+        self.observation_space = self.envs[0].observation_space
+        self.action_space = self.envs[0].action_space
+        self._frozen: list[StepResult[Any] | None] = [None] * self.num_envs
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Reset every sub-env concurrently and unfreeze them all."""
+        self._check_open()
+        seeds = resolve_seeds(seed, self.num_envs)
+        opts = resolve_options(options, self.num_envs)
+        results = await _gather(
+            env.async_reset(seed=s, options=o)
+            for env, s, o in zip(self.envs, seeds, opts, strict=True)
+        )
+        self._frozen = [None] * self.num_envs
+        return self._batch_resets(results)
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Step every sub-env concurrently, resetting (or freezing) finished ones."""
+        self._check_open()
+        acts = self._split_actions(actions)
+        results = await _gather(
+            self._step_one(i, env, action)
+            for i, (env, action) in enumerate(zip(self.envs, acts, strict=True))
+        )
+        return self._batch_steps(results)
+
+    async def _step_one(self, index: int, env: Any, action: Any) -> StepResult[Any]:
+        final = self._frozen[index]
+        if final is not None:
+            return frozen_step(final)
+        result: StepResult[Any] = await env.async_step(action)
+        if needs_autoreset(result):
+            if self.autoreset:
+                return merge_autoreset(result, await env.async_reset())
+            self._frozen[index] = result
+        return result
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Run ``async_reset`` on the private event loop."""
+        self._check_open()
+        self._check_no_running_loop("reset")
+        return self._run(self.async_reset(seed=seed, options=options))
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Run ``async_step`` on the private event loop."""
+        self._check_open()
+        self._check_no_running_loop("step")
+        return self._run(self.async_step(actions))
+
+    @staticmethod
+    def _check_no_running_loop(method: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise RuntimeError(_RUNNING_LOOP_ERROR.format(method=method))
+
+    def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        try:
+            return self._loop.run_until_complete(coro)
+        except BaseException:
+            _cancel_pending(self._loop)
+            raise
+
+    def close(self) -> None:
+        """Close every sub-env, then the private event loop; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            close_envs(self.envs)
+        finally:
+            loop, self._loop = self._loop, None
+            if loop is not None:
+                _cancel_pending(loop)
+                loop.close()
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
+        return [env_get_attr(env, name) for env in self.envs]
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
+        for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
+            env_set_attr(env, name, value)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        return [env_call(env, name, args, kwargs) for env in self.envs]

@@ -1,0 +1,118 @@
+"""``SyncVecEnv``: sub-envs stepped one after another in this process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from sekai._types import SeedType
+from sekai.core.result import StepResult
+from sekai.error import VecEnvClosed
+from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.vec_env import (
+    VecEnv,
+    build_envs,
+    close_envs,
+    env_call,
+    env_get_attr,
+    env_set_attr,
+    frozen_step,
+    merge_autoreset,
+    per_env_values,
+    resolve_options,
+    resolve_seeds,
+)
+
+__all__ = ["SyncVecEnv"]
+
+
+class SyncVecEnv(VecEnv[Any, Any]):
+    """Runs the sub-envs built by ``env_fns`` sequentially in this process.
+
+    ``copy`` is accepted for compatibility and has no effect: outputs are always new arrays.
+    """
+
+    def __init__(
+        self,
+        env_fns: Iterable[Callable[[], Any]],
+        *,
+        autoreset: bool = True,
+        copy: bool = True,
+    ) -> None:
+        fns = list(env_fns)
+        if not fns:
+            raise ValueError("SyncVecEnv needs at least one env factory in env_fns.")
+        self.envs: list[Any] = build_envs(fns)
+        self.num_envs = len(self.envs)
+        self.autoreset = bool(autoreset)
+        self.observation_space = self.envs[0].observation_space
+        self.action_space = self.envs[0].action_space
+        self._frozen: list[StepResult[Any] | None] = [None] * self.num_envs
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Reset every sub-env and unfreeze them all."""
+        self._check_open()
+        seeds = resolve_seeds(seed, self.num_envs)
+        opts = resolve_options(options, self.num_envs)
+        results = [
+            env.reset(seed=s, options=o) for env, s, o in zip(self.envs, seeds, opts, strict=True)
+        ]
+        self._frozen = [None] * self.num_envs
+        return self._batch_resets(results)
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step every sub-env, resetting (or freezing) the ones whose episode ended."""
+        if self.closed:
+            raise VecEnvClosed()
+        acts = self._split_actions(actions)
+        frozen = self._frozen
+        autoreset = self.autoreset
+        observations, rewards, terminated, truncated, infos = [], [], [], [], []
+        for i, env in enumerate(self.envs):
+            result = frozen[i]
+            if result is not None:
+                result = frozen_step(result)
+            else:
+                result = env.step(acts[i])
+                ended = result.terminated or result.truncated
+                if ended and "final_observation" not in result.info:
+                    if autoreset:
+                        result = merge_autoreset(result, env.reset())
+                    else:
+                        frozen[i] = result
+            observations.append(result.observation)
+            rewards.append(result.reward)
+            terminated.append(result.terminated)
+            truncated.append(result.truncated)
+            infos.append(result.info)
+        return VecStepResult(
+            self._batch_observations(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=bool),
+            np.array(truncated, dtype=bool),
+            infos,
+        )
+
+    def close(self) -> None:
+        """Close every sub-env (all of them, then raise the first error); idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        close_envs(self.envs)
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
+        return [env_get_attr(env, name) for env in self.envs]
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
+        for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
+            env_set_attr(env, name, value)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        return [env_call(env, name, args, kwargs) for env in self.envs]

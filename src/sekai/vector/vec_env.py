@@ -1,0 +1,317 @@
+"""The ``VecEnv`` base class and the helpers shared by its backends."""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic
+
+import numpy as np
+
+from sekai._types import ActType, ObsType, SeedType
+from sekai.core.env import install_async_fallbacks
+from sekai.core.result import ResetResult, StepResult
+from sekai.error import VecEnvClosed
+from sekai.spaces.box import Box
+from sekai.spaces.space import Space
+from sekai.spaces.utils import batch_space, concatenate, iterate
+from sekai.utils.seeding import make_seed_sequence
+from sekai.vector.result import VecResetResult, VecStepResult
+
+if TYPE_CHECKING:
+    from sekai.registry.spec import EnvSpec
+
+__all__ = ["VecEnv"]
+
+GENERATOR_SEED_ERROR = (
+    "A vector env's reset() takes an int or a list of num_envs seeds as seed, not a numpy "
+    "Generator: one generator cannot seed num_envs sub-envs independently."
+)
+"""Message of the ``TypeError`` raised when ``reset()`` is given a Generator as seed."""
+
+_STACK_ARRAYS = concatenate.dispatch(Box)
+_ITERATE_DEFAULT = iterate.dispatch(Space)
+
+
+def resolve_seeds(seed: Any, num_envs: int) -> list[Any]:
+    """One seed per sub-env from a vector ``reset(seed=...)`` argument.
+
+    None gives None to every sub-env, a list is checked for length and passed through, a
+    Generator raises ``TypeError`` and anything else is ``int(seed)`` expanded with
+    ``make_seed_sequence``.
+    """
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, list):
+        if len(seed) != num_envs:
+            raise ValueError(
+                f"seed must be an int or a list of num_envs={num_envs} seeds, "
+                f"got a list of {len(seed)}."
+            )
+        return seed
+    if isinstance(seed, np.random.Generator):
+        raise TypeError(GENERATOR_SEED_ERROR)
+    return make_seed_sequence(int(seed), num_envs)
+
+
+def resolve_options(options: Any, num_envs: int) -> list[Any]:
+    """One options value per sub-env: a list is checked for length, anything else is shared."""
+    if isinstance(options, list):
+        if len(options) != num_envs:
+            raise ValueError(
+                f"options must be one dict or a list of num_envs={num_envs} dicts, "
+                f"got a list of {len(options)}."
+            )
+        return options
+    return [options] * num_envs
+
+
+def split_actions(space: Space[Any], actions: Any, num_envs: int) -> list[Any]:
+    """Split a batch of actions into one action per sub-env with ``iterate``."""
+    try:
+        items = list(iterate(space, actions))
+    except TypeError as e:
+        raise TypeError(
+            f"actions must be a batch of num_envs={num_envs} actions, got {actions!r}."
+        ) from e
+    if len(items) != num_envs:
+        raise ValueError(
+            f"actions must hold num_envs={num_envs} actions, got {len(items)}: {actions!r}."
+        )
+    return items
+
+
+def per_env_values(name: str, values: Any, num_envs: int) -> list[Any]:
+    """``set_attr`` values: a list is checked to hold ``num_envs`` entries, anything else shared."""
+    if isinstance(values, list):
+        if len(values) != num_envs:
+            raise ValueError(
+                f"set_attr({name!r}, values): a list of values must hold num_envs={num_envs} "
+                f"entries, got {len(values)}."
+            )
+        return values
+    return [values] * num_envs
+
+
+def env_get_attr(env: Any, name: str) -> Any:
+    """``env.get_attr(name)`` when the env has it (searching its wrapper stack), else getattr."""
+    getter = getattr(env, "get_attr", None)
+    return getter(name) if callable(getter) else getattr(env, name)
+
+
+def env_set_attr(env: Any, name: str, value: Any) -> None:
+    """``env.set_attr(name, value)`` when the env has it, else setattr."""
+    setter = getattr(env, "set_attr", None)
+    if callable(setter):
+        setter(name, value)
+    else:
+        setattr(env, name, value)
+
+
+def env_call(env: Any, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    """Call method ``name`` of ``env``, or return the attribute if it is not callable."""
+    member = env_get_attr(env, name)
+    return member(*args, **kwargs) if callable(member) else member
+
+
+def build_envs(env_fns: Iterable[Callable[[], Any]]) -> list[Any]:
+    """Call each factory; if one raises, close the envs already built and re-raise."""
+    envs: list[Any] = []
+    try:
+        for env_fn in env_fns:
+            envs.append(env_fn())
+    except BaseException:
+        for env in envs:
+            with contextlib.suppress(Exception):
+                env.close()
+        raise
+    return envs
+
+
+def close_envs(envs: Iterable[Any]) -> None:
+    """Close every env, then raise the first error any of them raised."""
+    first: Exception | None = None
+    for env in envs:
+        try:
+            env.close()
+        except Exception as e:
+            if first is None:
+                first = e
+    if first is not None:
+        raise first
+
+
+def needs_autoreset(result: StepResult[Any]) -> bool:
+    """Whether a sub-env's step ended its episode without resetting itself."""
+    return bool(result.terminated or result.truncated) and "final_observation" not in result.info
+
+
+def frozen_step(final: StepResult[Any]) -> StepResult[Any]:
+    """What a frozen sub-env reports: its final observation and flags, reward 0, empty info."""
+    return StepResult(final.observation, 0.0, final.terminated, final.truncated, {})
+
+
+def merge_autoreset(step: StepResult[Any], reset: ResetResult[Any]) -> StepResult[Any]:
+    """The step of a sub-env reset in the same call, in ``AutoReset``'s convention."""
+    return StepResult(
+        reset.observation,
+        step.reward,
+        step.terminated,
+        step.truncated,
+        {
+            **step.info,
+            "final_observation": step.observation,
+            "final_info": step.info,
+            "reset_info": reset.info,
+        },
+    )
+
+
+class VecEnv(abc.ABC, Generic[ObsType, ActType]):
+    """``num_envs`` copies of an environment stepped as one batch.
+
+    ``observation_space`` and ``action_space`` are the single-env spaces; the batched ones are
+    ``batch_observation_space`` and ``batch_action_space``.
+    """
+
+    num_envs: int
+    observation_space: Space[Any]
+    action_space: Space[Any]
+    autoreset: bool = True
+    closed: bool = False
+    spec: EnvSpec | None = None
+    _batch_cache: dict[str, tuple[Space[Any], Space[Any]]] | None = None
+    _stack_cache: tuple[Space[Any], bool] | None = None
+    _split_cache: tuple[Space[Any], bool] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        install_async_fallbacks(cls)
+
+    @abc.abstractmethod
+    def step(self, actions: Any) -> VecStepResult[ObsType]:
+        """Step every sub-env with its action from the batch ``actions``."""
+
+    @abc.abstractmethod
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Reset every sub-env (seed: int, list of num_envs seeds or None)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close every sub-env; idempotent."""
+
+    async def async_step(self, actions: Any) -> VecStepResult[ObsType]:
+        """Async ``step``; runs the sync method unless overridden."""
+        return self.step(actions)
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Async ``reset``; runs the sync method unless overridden."""
+        return self.reset(seed=seed, options=options)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement call().")
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of every sub-env."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement get_attr().")
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set attribute ``name`` on every sub-env (a list gives one value per sub-env)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement set_attr().")
+
+    def _batched(self, key: str, single: Space[Any]) -> Space[Any]:
+        cache = self._batch_cache
+        if cache is None:
+            cache = self._batch_cache = {}
+        entry = cache.get(key)
+        if entry is None or entry[0] is not single:
+            entry = cache[key] = (single, batch_space(single, self.num_envs))
+        return entry[1]
+
+    @property
+    def batch_observation_space(self) -> Space[Any]:
+        """``batch_space(observation_space, num_envs)``, memoised per single-env space."""
+        return self._batched("observation", self.observation_space)
+
+    @property
+    def batch_action_space(self) -> Space[Any]:
+        """``batch_space(action_space, num_envs)``, memoised per single-env space."""
+        return self._batched("action", self.action_space)
+
+    @property
+    def unwrapped(self) -> VecEnv[Any, Any]:
+        """The innermost VecEnv (itself)."""
+        return self
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise VecEnvClosed()
+
+    def _batch_observations(self, items: list[Any]) -> Any:
+        """Batch per-env observations with ``concatenate`` (one ``np.array`` for array spaces)."""
+        space = self.observation_space
+        cached = self._stack_cache
+        if cached is None or cached[0] is not space:
+            cached = self._stack_cache = (space, concatenate.dispatch(type(space)) is _STACK_ARRAYS)
+        if cached[1]:
+            return np.array(items)
+        return concatenate(space, items)
+
+    def _split_actions(self, actions: Any) -> list[Any]:
+        """One action per sub-env (``split_actions``; arrays of plain spaces split directly)."""
+        space = self.action_space
+        cached = self._split_cache
+        if cached is None or cached[0] is not space:
+            cached = self._split_cache = (
+                space,
+                iterate.dispatch(type(space)) is _ITERATE_DEFAULT,
+            )
+        if cached[1] and isinstance(actions, np.ndarray) and actions.ndim:
+            if len(actions) != self.num_envs:
+                raise ValueError(
+                    f"actions must hold num_envs={self.num_envs} actions, got {len(actions)}: "
+                    f"{actions!r}."
+                )
+            return list(actions)
+        return split_actions(space, actions, self.num_envs)
+
+    def _batch_steps(self, results: Sequence[StepResult[Any]]) -> VecStepResult[ObsType]:
+        """Batch per-env step results into one ``VecStepResult``."""
+        return VecStepResult(
+            self._batch_observations([r.observation for r in results]),
+            np.array([r.reward for r in results], dtype=np.float64),
+            np.array([r.terminated for r in results], dtype=bool),
+            np.array([r.truncated for r in results], dtype=bool),
+            [r.info for r in results],
+        )
+
+    def _batch_resets(self, results: Sequence[ResetResult[Any]]) -> VecResetResult[ObsType]:
+        """Batch per-env reset results into one ``VecResetResult``."""
+        return VecResetResult(
+            self._batch_observations([r.observation for r in results]),
+            [r.info for r in results],
+        )
+
+    def __len__(self) -> int:
+        return self.num_envs
+
+    def __enter__(self) -> VecEnv[ObsType, ActType]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_envs={self.num_envs})"

@@ -1,0 +1,297 @@
+"""Ready-made vector wrappers: episode statistics, normalisation and transforms."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai._types import ActType, ObsType, SeedType
+from sekai.spaces.space import Space
+from sekai.stats.collectors import InMemoryTracker
+from sekai.stats.tracker import EpisodeStats, StatsTracker
+from sekai.utils.normalization import ObservationNormalizer, StatsKind
+from sekai.utils.running_stats import RunningMeanStd
+from sekai.vector.native import LazyInfos
+from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv
+from sekai.vector.vec_wrapper import (
+    VecObservationWrapper,
+    VecRewardWrapper,
+    VecWrapper,
+    set_info_entries,
+)
+
+__all__ = [
+    "VecNormalizeObservation",
+    "VecNormalizeReward",
+    "VecRecordEpisodeStatistics",
+    "VecTransformObservation",
+    "VecTransformReward",
+]
+
+
+def _check_callable(func: Any, owner: str) -> None:
+    if not callable(func):
+        raise TypeError(f"{owner}: func must be callable, got {type(func).__name__}.")
+
+
+class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType]):
+    """Measures every sub-env's episodes and reports them to ``tracker``.
+
+    When sub-env ``i`` finishes an episode, ``infos[i]["episode"]`` is an ``EpisodeStats``
+    with ``extra={"env_index": i}``, also passed to ``tracker.on_episode_end``. The tracker
+    defaults to ``InMemoryTracker(max_episodes=deque_size)``. Without autoreset a finished
+    sub-env is ignored until ``reset()``, so each episode is recorded once.
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[ObsType, ActType],
+        tracker: StatsTracker | None = None,
+        deque_size: int = 100,
+    ) -> None:
+        super().__init__(venv)
+        owner = type(self).__name__
+        if isinstance(deque_size, (bool, np.bool_)) or not isinstance(
+            deque_size, (int, np.integer)
+        ):
+            raise TypeError(f"{owner}: deque_size must be an int, got {type(deque_size).__name__}.")
+        if deque_size < 1:
+            raise ValueError(f"{owner}: deque_size must be at least 1, got {deque_size}.")
+        if tracker is None:
+            tracker = InMemoryTracker(max_episodes=int(deque_size))
+        elif not isinstance(tracker, StatsTracker):
+            raise TypeError(
+                f"{owner}: tracker must implement sekai.stats.StatsTracker "
+                f"(on_reset, on_step, on_episode_end, summary), got {type(tracker).__name__}."
+            )
+        self.tracker: StatsTracker = tracker
+        n = self.num_envs
+        self._returns = np.zeros(n, dtype=np.float64)
+        self._lengths = np.zeros(n, dtype=np.int64)
+        self._starts = np.full(n, time.monotonic())
+        self._finished = np.zeros(n, dtype=bool)
+        self._any_finished = False
+
+    def _on_reset(self, result: VecResetResult[ObsType]) -> VecResetResult[ObsType]:
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self._starts[:] = time.monotonic()
+        self._finished[:] = False
+        self._any_finished = False
+        return result
+
+    def _on_step(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
+        terminated, truncated = result.terminated, result.truncated
+        done = terminated | truncated
+        if self._any_finished:
+            active = ~self._finished
+            np.add(self._returns, result.rewards, out=self._returns, where=active)
+            self._lengths += active
+            done &= active
+        else:
+            self._returns += result.rewards
+            self._lengths += 1
+        ended = np.flatnonzero(done)
+        if not len(ended):
+            return result
+        end = time.monotonic()
+        indices = ended.tolist()
+        stats = [
+            EpisodeStats(
+                float(self._returns[i]),
+                int(self._lengths[i]),
+                end - float(self._starts[i]),
+                float(self._starts[i]),
+                end,
+                bool(terminated[i]),
+                bool(truncated[i]),
+                {"env_index": i},
+            )
+            for i in indices
+        ]
+        for episode in stats:
+            self.tracker.on_episode_end(episode)
+        self._returns[ended] = 0.0
+        self._lengths[ended] = 0
+        self._starts[ended] = end
+        infos = result.infos
+        if not self.venv.autoreset:
+            if isinstance(infos, LazyInfos):
+                restarted = set(infos._final_indices.tolist())
+            else:
+                restarted = {i for i in indices if "final_observation" in infos[i]}
+            finished = [i for i in indices if i not in restarted]
+            if finished:
+                self._finished[finished] = True
+                self._any_finished = True
+        infos = set_info_entries(infos, "episode", indices, stats)
+        return VecStepResult(result.observations, result.rewards, terminated, truncated, infos)
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Reset ``venv`` and start measuring every sub-env's episode."""
+        return self._on_reset(self.venv.reset(seed=seed, options=options))
+
+    def step(self, actions: ActType) -> VecStepResult[ObsType]:
+        """Step ``venv`` and record the sub-envs whose episode ended."""
+        return self._on_step(self.venv.step(actions))
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Async ``reset``."""
+        return self._on_reset(await self.venv.async_reset(seed=seed, options=options))
+
+    async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
+        """Async ``step``."""
+        return self._on_step(await self.venv.async_step(actions))
+
+
+class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
+    """Normalises observation batches with statistics shared by all sub-envs.
+
+    An ``ObservationNormalizer`` over the single-env space (``normalizer``) updates once per
+    batch (reset batches included) while ``update_running_mean``, so an ``"ewm"`` halflife
+    counts vector steps. Terminal observations are normalised with the current statistics,
+    without updating them.
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[ObsType, ActType],
+        epsilon: float = 1e-8,
+        *,
+        stats: StatsKind = "running",
+        halflife: float = 1000.0,
+        clip: float | None = None,
+    ) -> None:
+        super().__init__(venv)
+        self.normalizer = ObservationNormalizer(
+            venv.observation_space, stats=stats, halflife=halflife, epsilon=epsilon, clip=clip
+        )
+        self.observation_space = self.normalizer.output_space
+        self.epsilon = self.normalizer.epsilon
+        self.update_running_mean = True
+
+    @property
+    def obs_rms(self) -> Any:
+        """The statistics: one stats object, or a dict/tuple of them mirroring the space."""
+        return self.normalizer.stats
+
+    def observation(self, batch: ObsType) -> Any:
+        """The normalised batch (updating the statistics first if enabled)."""
+        return self.normalizer(batch, update=self.update_running_mean)
+
+    def final_observation(self, obs: Any) -> Any:
+        """A terminal observation normalised with the current statistics (no update)."""
+        return self.normalizer._one(obs, False)
+
+    def state_dict(self) -> Any:
+        """The statistics' state (see ``ObservationNormalizer.state_dict``)."""
+        return self.normalizer.state_dict()
+
+    def load_state_dict(self, state: Any) -> None:
+        """Restore a ``state_dict()``."""
+        self.normalizer.load_state_dict(state)
+
+
+class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
+    """Scales rewards by the running standard deviation of each sub-env's discounted return.
+
+    The returns ``G = G * gamma + rewards`` (one per sub-env) update ``return_rms`` once per
+    step while ``update_running_mean``, and restart at 0 where an episode ended and on reset;
+    rewards become ``rewards / sqrt(return_rms.var + epsilon)``.
+    """
+
+    def __init__(
+        self, venv: VecEnv[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
+    ) -> None:
+        super().__init__(venv)
+        owner = type(self).__name__
+        gamma, epsilon = float(gamma), float(epsilon)
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"{owner}: gamma must be in [0, 1], got {gamma}.")
+        if not epsilon >= 0.0:
+            raise ValueError(f"{owner}: epsilon must be >= 0, got {epsilon}.")
+        self.gamma = gamma
+        self.epsilon = epsilon
+        self.return_rms = RunningMeanStd(shape=())
+        self.update_running_mean = True
+        self._returns = np.zeros(self.num_envs, dtype=np.float64)
+
+    def _scale(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
+        returns = self._returns
+        returns *= self.gamma
+        returns += result.rewards
+        if self.update_running_mean:
+            self.return_rms.update(returns)
+        rewards = result.rewards / np.sqrt(self.return_rms.var + self.epsilon)
+        returns[result.terminated | result.truncated] = 0.0
+        return VecStepResult(
+            result.observations, rewards, result.terminated, result.truncated, result.infos
+        )
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Reset ``venv`` and the discounted returns."""
+        self._returns[:] = 0.0
+        return self.venv.reset(seed=seed, options=options)
+
+    def step(self, actions: ActType) -> VecStepResult[ObsType]:
+        """Step ``venv`` and scale the rewards."""
+        return self._scale(self.venv.step(actions))
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[ObsType]:
+        """Async ``reset``."""
+        self._returns[:] = 0.0
+        return await self.venv.async_reset(seed=seed, options=options)
+
+    async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
+        """Async ``step``."""
+        return self._scale(await self.venv.async_step(actions))
+
+
+class VecTransformObservation(VecObservationWrapper[Any, ActType, ObsType]):
+    """Applies ``func`` to every batch of observations (and, as a batch of one, to each
+    terminal observation); ``new_observation_space`` replaces the single-env space if given.
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[ObsType, ActType],
+        func: Callable[[Any], Any],
+        new_observation_space: Space[Any] | None = None,
+    ) -> None:
+        super().__init__(venv)
+        _check_callable(func, type(self).__name__)
+        self.func = func
+        if new_observation_space is not None:
+            self.observation_space = new_observation_space
+
+    def observation(self, batch: ObsType) -> Any:
+        """``func(batch)``."""
+        return self.func(batch)
+
+
+class VecTransformReward(VecRewardWrapper[ObsType, ActType]):
+    """Applies ``func`` to every ``(num_envs,)`` reward array; the result is cast to float64."""
+
+    def __init__(
+        self, venv: VecEnv[ObsType, ActType], func: Callable[[NDArray[np.float64]], Any]
+    ) -> None:
+        super().__init__(venv)
+        _check_callable(func, type(self).__name__)
+        self.func = func
+
+    def reward(self, rewards: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``func(rewards)`` as a float64 array."""
+        return np.asarray(self.func(rewards), dtype=np.float64)

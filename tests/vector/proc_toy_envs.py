@@ -1,0 +1,149 @@
+"""Toy envs and checks shared by the ProcVecEnv tests.
+
+The test modules load this file by path (see ``load()`` there); it registers itself with
+cloudpickle so that its classes travel to the worker processes by value.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import cloudpickle
+import numpy as np
+
+import sekai
+from sekai import Box, Discrete, ResetResult, StepResult
+from sekai.spaces import Space
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SHM_DIR = Path("/dev/shm")
+WORKER_PREFIX = "sekai-ProcVecEnv-worker-"
+
+
+class ToyEnv(sekai.Env):
+    """Observations sampled from any space; episodes of ``length`` steps.
+
+    Faults on request: ``step(fail_on)`` raises ValueError, ``step(lock_on)`` returns an
+    unpicklable observation, ``step(slow_on)`` sleeps ``delay`` seconds, ``reset(options=
+    {"fail": True})`` raises, ``close()`` raises (``fail_close``) or hangs (``hang_close``: 1
+    sleeps, 2 also ignores SIGTERM). ``marker``: a file touched by ``close()``.
+    """
+
+    def __init__(
+        self,
+        space: Space[Any] | None = None,
+        *,
+        action_space: Space[Any] | None = None,
+        length: int = 5,
+        fail_on: Any = None,
+        lock_on: Any = None,
+        slow_on: Any = None,
+        delay: float = 0.0,
+        fail_close: bool = False,
+        hang_close: int = 0,
+        marker: str | None = None,
+    ) -> None:
+        # a copy: sub-envs built from one closure must not share the space's generator
+        self.observation_space = copy.deepcopy(space) if space is not None else Box(-1.0, 1.0, (2,))
+        self.action_space = action_space if action_space is not None else Discrete(2)
+        self.length = length
+        self.fail_on = fail_on
+        self.lock_on = lock_on
+        self.slow_on = slow_on
+        self.delay = delay
+        self.fail_close = fail_close
+        self.hang_close = hang_close
+        self.marker = marker
+        self.count = 0
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> ResetResult:
+        self._set_rng(seed)
+        self.observation_space.seed(int(self.rng.integers(2**31)))
+        self.count = 0
+        if options and options.get("fail"):
+            raise RuntimeError("reset failed on request")
+        return ResetResult(self.observation_space.sample(), {"options": options})
+
+    def step(self, action: Any) -> StepResult:
+        if self.fail_on is not None and action == self.fail_on:
+            raise ValueError(f"action {action} is not supported")
+        if self.slow_on is not None and action == self.slow_on:
+            time.sleep(self.delay)
+        self.count += 1
+        obs = self.observation_space.sample()
+        if self.lock_on is not None and action == self.lock_on:
+            obs = threading.Lock()
+        info = {"count": self.count, "action": action}
+        return StepResult(obs, float(self.count), self.count >= self.length, False, info)
+
+    def ping(self, x: Any, *, scale: int = 1) -> Any:
+        return (x * scale, self.count)
+
+    def close(self) -> None:
+        if self.marker is not None:
+            Path(self.marker).touch()
+        if self.hang_close == 2:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if self.hang_close:
+            time.sleep(60)
+        if self.fail_close:
+            raise RuntimeError("close failed on request")
+
+
+def raising_factory() -> sekai.Env:
+    raise RuntimeError("factory exploded")
+
+
+def exiting_factory() -> sekai.Env:
+    os._exit(3)
+
+
+def tree_equal(a: Any, b: Any) -> None:
+    """Assert that two (nested) observations / infos are equal, array dtypes included."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), (a, b)
+        for key in a:
+            tree_equal(a[key], b[key])
+    elif isinstance(a, (tuple, list)):
+        assert type(a) is type(b) and len(a) == len(b), (a, b)
+        for x, y in zip(a, b, strict=True):
+            tree_equal(x, y)
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, (a, b)
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b, (a, b)
+
+
+def our_workers() -> list[multiprocessing.process.BaseProcess]:
+    """Live ProcVecEnv worker processes of this process."""
+    return [p for p in multiprocessing.active_children() if p.name.startswith(WORKER_PREFIX)]
+
+
+def our_blocks() -> list[Path]:
+    """Shared-memory blocks created by this process."""
+    return sorted(SHM_DIR.glob(f"sekai_{os.getpid()}_*")) if SHM_DIR.is_dir() else []
+
+
+def assert_released(vec: Any) -> None:
+    """``vec`` is closed: every worker has exited and its block is unlinked."""
+    assert vec.closed
+    assert vec._processes and all(not p.is_alive() for p in vec._processes)
+    assert not set(multiprocessing.active_children()) & set(vec._processes)
+    if vec._shm is not None:
+        assert not (SHM_DIR / vec._shm.name).exists()
+
+
+def assert_no_leftovers() -> None:
+    """No worker process and no shared-memory block of ours is left."""
+    assert our_workers() == []
+    assert our_blocks() == []

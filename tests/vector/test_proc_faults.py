@@ -1,0 +1,295 @@
+"""ProcVecEnv fault matrix: every failure leaves no worker process and no shared memory behind."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import cloudpickle
+import numpy as np
+import pytest
+
+import sekai
+from sekai import Box, Sequence
+from sekai.error import VecEnvWorkerError
+from sekai.vector.proc_vec_env import ProcVecEnv
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+def _load_toys() -> ModuleType:
+    name = "proc_toy_envs"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+toys = _load_toys()
+ToyEnv = toys.ToyEnv
+assert_released = toys.assert_released
+assert_no_leftovers = toys.assert_no_leftovers
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+DIED = "EOFError: worker process exited unexpectedly"
+
+
+@pytest.fixture(autouse=True)
+def _deadline() -> Iterator[None]:
+    """Turn a hang into a failure (pytest-timeout is not installed)."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError("test ran for more than 60 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def kill_worker(vec: ProcVecEnv, w: int) -> None:
+    process = vec._processes[w]
+    assert process.pid is not None
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(5)
+    assert process.exitcode == -signal.SIGKILL
+
+
+def close_and_check(vec: ProcVecEnv) -> None:
+    vec.close()
+    assert_released(vec)
+    assert_no_leftovers()
+
+
+# -- a sub-env raises ---------------------------------------------------------------------------
+
+
+def test_step_raises() -> None:
+    vec = ProcVecEnv([lambda: ToyEnv(fail_on=1)] * 2)
+    vec.reset(seed=0)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.array([0, 1]))
+    error = info.value
+    assert (error.rank, error.exc_type) == (1, "ValueError")
+    assert str(error).startswith("Sub-env 1 raised ValueError: action 1 is not supported")
+    assert "Worker traceback:" in str(error) and "in step" in error.remote_traceback
+    result = vec.step(np.array([0, 0]))  # still usable; the failed call's results are dropped
+    assert result.rewards.tolist() == [2.0, 1.0]
+    close_and_check(vec)
+
+
+def test_step_raises_in_multi_env_workers() -> None:
+    fns = [ToyEnv, lambda: ToyEnv(fail_on=1), lambda: ToyEnv(fail_on=1), ToyEnv]
+    vec = ProcVecEnv(fns, num_workers=2)
+    vec.reset(seed=0)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.array([0, 1, 1, 0]))  # both workers fail: the lowest one's error wins
+    assert info.value.rank == 1
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.array([0, 0, 1, 0]))
+    assert info.value.rank == 2 and info.value.exc_type == "ValueError"
+    assert vec.get_attr("count") == [2, 1, 0, 0]  # a worker stops at its failing sub-env
+    close_and_check(vec)
+
+
+def test_reset_raises() -> None:
+    vec = ProcVecEnv([ToyEnv] * 3, num_workers=2)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.reset(options=[None, None, {"fail": True}])
+    assert (info.value.rank, info.value.exc_type) == (2, "RuntimeError")
+    assert "reset failed on request" in str(info.value)
+    assert len(vec.reset(seed=0).infos) == 3
+    close_and_check(vec)
+
+
+def test_close_raises(tmp_path: Path) -> None:
+    fns = [
+        lambda k=k: ToyEnv(fail_close=k in (1, 2), marker=str(tmp_path / f"closed-{k}"))
+        for k in range(4)
+    ]
+    vec = ProcVecEnv(fns, num_workers=2)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.close()
+    assert (info.value.rank, info.value.exc_type) == (1, "RuntimeError")
+    assert "close failed on request" in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"closed-{k}" for k in range(4)]
+    assert_released(vec)
+    assert_no_leftovers()
+    vec.close()  # idempotent, nothing raised again
+
+
+# -- a worker dies ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("context", ["forkserver", "fork"])
+def test_killed_single_env_worker(context: str) -> None:
+    vec = ProcVecEnv([ToyEnv] * 3, context=context)
+    vec.reset(seed=0)
+    kill_worker(vec, 1)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.zeros(3, int))
+    assert str(info.value) == f"Sub-env 1 raised {DIED}"
+    assert (info.value.rank, info.value.exc_type) == (1, "EOFError")
+    for call in (lambda: vec.step(np.zeros(3, int)), lambda: vec.get_attr("count"), vec.reset):
+        with pytest.raises(VecEnvWorkerError, match=f"^Sub-env 1 raised {DIED}$"):
+            call()
+    close_and_check(vec)  # the dead worker was reported already: close releases the others
+
+
+def test_killed_multi_env_worker() -> None:
+    vec = ProcVecEnv([ToyEnv] * 5, num_workers=2)
+    vec.reset(seed=0)
+    kill_worker(vec, 1)
+    expected = f"Worker 1 (sub-envs 3-4) raised {DIED}"
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.zeros(5, int))
+    assert str(info.value) == expected and info.value.rank == 3
+    with pytest.raises(VecEnvWorkerError, match=r"^Worker 1 \(sub-envs 3-4\) raised "):
+        vec.set_attr("length", 3)
+    close_and_check(vec)
+
+
+def test_killed_worker_detected_at_close() -> None:
+    vec = ProcVecEnv([ToyEnv] * 2)
+    kill_worker(vec, 0)
+    with pytest.raises(VecEnvWorkerError, match=f"^Sub-env 0 raised {DIED}$"):
+        vec.close()
+    assert_released(vec)
+    assert_no_leftovers()
+
+
+# -- interrupts and unpicklable data ------------------------------------------------------------
+
+
+def test_sigint_during_step() -> None:
+    vec = ProcVecEnv([lambda: ToyEnv(slow_on=1, delay=1.0)] * 4, num_workers=2)
+    vec.reset(seed=0)
+    for process in vec._processes:  # workers ignore SIGINT
+        assert process.pid is not None
+        os.kill(process.pid, signal.SIGINT)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            vec.step(np.ones(4, int))
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 1.8  # interrupted while the workers were stepping
+    assert all(p.is_alive() for p in vec._processes)
+    # The interrupted step's replies are drained first: this step's results are its own.
+    result = vec.step(np.zeros(4, int))
+    assert [info["count"] for info in result.infos] == [2] * 4
+    assert vec.get_attr("count") == [2] * 4
+    close_and_check(vec)
+
+
+def test_unpicklable_action() -> None:
+    vec = ProcVecEnv([ToyEnv] * 4, num_workers=2)
+    vec.reset(seed=0)
+    with pytest.raises(TypeError, match="pickle"):
+        vec.step([0, 0, threading.Lock(), 0])
+    assert vec.get_attr("count") == [0] * 4  # nothing was sent, not even to worker 0
+    assert [info["count"] for info in vec.step([0, 0, 0, 0]).infos] == [1] * 4
+    close_and_check(vec)
+
+
+def test_unpicklable_set_attr_value() -> None:
+    vec = ProcVecEnv([ToyEnv] * 4, num_workers=2)
+    with pytest.raises(TypeError, match="pickle"):
+        vec.set_attr("length", [7, 7, 7, threading.Lock()])
+    assert vec.get_attr("length") == [5] * 4
+    close_and_check(vec)
+
+
+@pytest.mark.parametrize(
+    ("space", "num_workers", "shared_memory"),
+    [
+        (Box(-1.0, 1.0, (2,)), None, False),
+        (Box(-1.0, 1.0, (2,)), 2, False),
+        (Sequence(Box(-1.0, 1.0, (2,)), max_length=2), 2, None),
+    ],
+)
+def test_unpicklable_observation(
+    space: sekai.Space[Any], num_workers: int | None, shared_memory: bool | None
+) -> None:
+    fns = [lambda: ToyEnv(space, lock_on=1)] * 4
+    vec = ProcVecEnv(fns, num_workers=num_workers, shared_memory=shared_memory)
+    assert vec.shared_memory is False
+    vec.reset(seed=0)
+    with pytest.raises(VecEnvWorkerError) as info:
+        vec.step(np.array([0, 0, 0, 1]))
+    assert (info.value.rank, info.value.exc_type) == (3, "TypeError")
+    assert "pickle" in str(info.value)
+    assert len(vec.step(np.zeros(4, int)).observations) == 4
+    close_and_check(vec)
+
+
+# -- close ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("hang", "signum"), [(1, signal.SIGTERM), (2, signal.SIGKILL)])
+def test_hung_worker_at_close(hang: int, signum: int) -> None:
+    vec = ProcVecEnv([lambda: ToyEnv(hang_close=hang), ToyEnv], close_timeout=0.5)
+    start = time.monotonic()
+    vec.close()  # a hang is no failure of the sub-env: nothing raised
+    elapsed = time.monotonic() - start
+    assert elapsed < 0.5 + 1.0 + 1.5
+    if signum == signal.SIGKILL:
+        assert elapsed > 0.5 + 1.0 - 0.1  # SIGTERM ignored: killed after the 1-second grace
+    assert [p.exitcode for p in vec._processes] == [-signum, 0]
+    assert_released(vec)
+    assert_no_leftovers()
+
+
+def test_del_terminates_workers() -> None:
+    vec = ProcVecEnv([ToyEnv] * 2)
+    processes = list(vec._processes)
+    del vec
+    for process in processes:
+        process.join(5)
+        assert process.exitcode is not None
+    assert_no_leftovers()
+
+
+# -- construction -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "num_workers"), [(3, None), (4, 2)])
+def test_factory_raises(tmp_path: Path, n: int, num_workers: int | None) -> None:
+    fns = [lambda k=k: ToyEnv(marker=str(tmp_path / f"closed-{k}")) for k in range(n)]
+    fns[1] = toys.raising_factory
+    with pytest.raises(VecEnvWorkerError) as info:
+        ProcVecEnv(fns, num_workers=num_workers)
+    assert (info.value.rank, info.value.exc_type) == (1, "RuntimeError")
+    assert str(info.value).startswith("Sub-env 1 raised RuntimeError: factory exploded")
+    built = [k for k in range(n) if k != 1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"closed-{k}" for k in built]
+    assert_no_leftovers()
+
+
+def test_factory_exits() -> None:
+    with pytest.raises(VecEnvWorkerError, match=f"^Sub-env 1 raised {DIED}$"):
+        ProcVecEnv([ToyEnv, toys.exiting_factory, ToyEnv])
+    assert_no_leftovers()
+
+
+def test_unpicklable_factory() -> None:
+    lock = threading.Lock()
+    with pytest.raises(TypeError, match="pickle"):
+        ProcVecEnv([ToyEnv, ToyEnv, lambda: (lock, ToyEnv())[1]])
+    assert_no_leftovers()
