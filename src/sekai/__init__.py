@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from sekai import envs, error, spaces, stats, utils, wrappers
+from sekai import compat, envs, error, finance, spaces, stats, utils, vector, wrappers
 from sekai._version import __version__
 from sekai.core import (
     ActionWrapper,
@@ -38,6 +38,7 @@ from sekai.registry import (
     all_specs,
     deregister,
     make,
+    make_vec,
     pprint_registry,
     register,
     register_namespace,
@@ -56,9 +57,53 @@ from sekai.spaces import (
 )
 from sekai.spaces import utils as space_utils
 from sekai.stats import EpisodeStats, InMemoryTracker, LoggingTracker, StatsTracker
-from sekai.utils import get_action_mask, make_seed_sequence, np_random
+from sekai.utils import (
+    ExponentialMovingStats,
+    RunningMeanStd,
+    get_action_mask,
+    make_seed_sequence,
+    np_random,
+)
 from sekai.utils.checker import check_env
-from sekai.wrappers import AutoReset, OrderEnforcing, RecordEpisodeStatistics, TimeLimit
+from sekai.vector import (
+    AsyncVecEnv,
+    NativeVecEnv,
+    ProcVecEnv,
+    SyncVecEnv,
+    VecActionWrapper,
+    VecEnv,
+    VecObservationWrapper,
+    VecResetResult,
+    VecRewardWrapper,
+    VecStepResult,
+    VecWrapper,
+    stack_infos,
+)
+from sekai.wrappers import (
+    ActionMaskObservation,
+    ActionRepeat,
+    AutoReset,
+    ClipAction,
+    ClipReward,
+    DelayAction,
+    DelayObservation,
+    DtypeObservation,
+    FilterObservation,
+    FlattenObservation,
+    FrameStackObservation,
+    NormalizeObservation,
+    NormalizeReward,
+    OrderEnforcing,
+    PadSequenceObservation,
+    RecordEpisodeStatistics,
+    RescaleAction,
+    RescaleObservation,
+    StickyAction,
+    TimeAwareObservation,
+    TimeLimit,
+    TransformObservation,
+    TransformReward,
+)
 
 __all__ = [
     "__version__",
@@ -85,12 +130,25 @@ __all__ = [
     "register",
     "deregister",
     "make",
+    "make_vec",
     "spec",
     "all_specs",
     "register_namespace",
     "pprint_registry",
     "EnvSpec",
     "WrapperSpec",
+    "VecEnv",
+    "SyncVecEnv",
+    "AsyncVecEnv",
+    "ProcVecEnv",
+    "NativeVecEnv",
+    "VecStepResult",
+    "VecResetResult",
+    "stack_infos",
+    "VecWrapper",
+    "VecObservationWrapper",
+    "VecRewardWrapper",
+    "VecActionWrapper",
     "EpisodeStats",
     "StatsTracker",
     "InMemoryTracker",
@@ -98,10 +156,32 @@ __all__ = [
     "TimeLimit",
     "AutoReset",
     "RecordEpisodeStatistics",
+    "ClipAction",
+    "RescaleAction",
+    "FlattenObservation",
+    "NormalizeObservation",
+    "NormalizeReward",
+    "FrameStackObservation",
+    "TransformObservation",
+    "TransformReward",
     "OrderEnforcing",
+    "ClipReward",
+    "RescaleObservation",
+    "DtypeObservation",
+    "FilterObservation",
+    "TimeAwareObservation",
+    "DelayObservation",
+    "StickyAction",
+    "ActionRepeat",
+    "DelayAction",
+    "ActionMaskObservation",
+    "PadSequenceObservation",
     "envs",
+    "finance",
+    "compat",
     "wrappers",
     "spaces",
+    "vector",
     "stats",
     "utils",
     "error",
@@ -119,6 +199,8 @@ __all__ = [
     "np_random",
     "make_seed_sequence",
     "check_env",
+    "RunningMeanStd",
+    "ExponentialMovingStats",
     "get_action_mask",
 ]
 
