@@ -6,7 +6,9 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["build_parser", "main"]
 
@@ -18,6 +20,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
     return value
 
 
@@ -51,6 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--steps", type=_positive_int, default=500)
     check.add_argument("--determinism", action="store_true", help="also compare two rollouts")
     check.add_argument("--strict", action="store_true", help="fail on warnings too")
+
+    bench = commands.add_parser("bench", help="time random steps of an environment")
+    bench.add_argument("env_id")
+    bench.add_argument("--steps", type=_positive_int, default=10000, help="timed calls")
+    bench.add_argument("--num-envs", type=_positive_int, default=1, help="sub-envs per call")
+    bench.add_argument(
+        "--mode",
+        choices=("auto", "native", "sync", "async", "proc"),
+        default="auto",
+        help="vectorisation mode (auto: native when the env has one, else sync)",
+    )
+    bench.add_argument("--workers", type=_positive_int, default=None, help="proc workers")
+    bench.add_argument("--seed", type=_non_negative_int, default=0)
     return parser
 
 
@@ -110,6 +135,76 @@ def _check(env_id: str, steps: int, determinism: bool, strict: bool) -> int:
     return 1 if failed else 0
 
 
+def _progress(label: str, done: int, total: int) -> None:
+    if sys.stdout.isatty():
+        width = 30
+        filled = width * done // total
+        bar = "#" * filled + "-" * (width - filled)
+        print(f"\r{label} [{bar}] {done}/{total}", end="" if done < total else "\n", flush=True)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import sekai
+
+    if args.workers is not None and args.mode != "proc":
+        print("error: --workers applies to --mode proc only", file=sys.stderr)
+        return 2
+    steps: int = args.steps
+    warmup = min(steps // 10, 100)
+    step: Callable[[], Any]
+    if args.num_envs > 1 or args.mode not in ("auto", "sync"):
+        try:
+            vec = sekai.make_vec(
+                args.env_id,
+                num_envs=args.num_envs,
+                vectorization_mode=None if args.mode == "auto" else args.mode,
+                vector_kwargs={"num_workers": args.workers} if args.workers else None,
+            )
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        closer: Callable[[], None] = vec.close
+        vec.reset(seed=args.seed)
+        vec.batch_action_space.seed(args.seed)
+        sample = vec.batch_action_space.sample
+        label = f"{type(vec).__name__} x{args.num_envs}"
+
+        def step() -> Any:
+            return vec.step(sample())
+
+    else:
+        env = sekai.make(args.env_id)
+        closer = env.close
+        env.reset(seed=args.seed)
+        env.action_space.seed(args.seed)
+        env_sample = env.action_space.sample
+        label = "single env"
+
+        def step() -> Any:
+            if env.step(env_sample()).done:
+                env.reset()
+
+    try:
+        for _ in range(warmup):
+            step()
+        chunk = max(steps // 100, 1)
+        start = time.perf_counter()
+        for done in range(steps):
+            step()
+            if done % chunk == 0:
+                _progress(args.env_id, done, steps)
+        elapsed = time.perf_counter() - start
+        _progress(args.env_id, steps, steps)
+    finally:
+        closer()
+    total = steps * args.num_envs
+    print(
+        f"{args.env_id} [{label}]: {total:,} env steps in {elapsed:.2f}s "
+        f"= {total / elapsed:,.0f} steps/s"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     from sekai.error import SekaiError
@@ -121,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args.namespace)
         if args.command == "info":
             return _info(args.env_id)
+        if args.command == "bench":
+            return _bench(args)
         return _check(args.env_id, args.steps, args.determinism, args.strict)
     except SekaiError as exc:
         print(f"error: {exc}", file=sys.stderr)

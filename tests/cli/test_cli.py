@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -110,4 +111,48 @@ def test_missing_plugin(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_parser_shape() -> None:
     usage = build_parser().format_usage()
-    assert usage.startswith("usage: sekai [-h] [--version] [-m MODULE] {list,info,check}")
+    assert usage.startswith("usage: sekai [-h] [--version] [-m MODULE] {list,info,check,bench}")
+
+
+BENCH_LINE = re.compile(
+    r"^(?P<id>\S+) \[(?P<label>[^\]]+)\]: (?P<total>[\d,]+) env steps in \d+\.\d\ds "
+    r"= [\d,]+ steps/s$"
+)
+
+
+def test_bench_single_env(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "CartPole-v1", "--steps", "200")
+    match = BENCH_LINE.match(out.strip())
+    assert code == 0 and match is not None
+    assert (match["id"], match["label"], match["total"]) == ("CartPole-v1", "single env", "200")
+
+
+def test_bench_vectorised_picks_native_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "MarketMaking-v0", "--steps", "50", "--num-envs", "64")
+    match = BENCH_LINE.match(out.strip())
+    assert code == 0 and match is not None
+    assert (match["label"], match["total"]) == ("MarketMakingVecEnv x64", "3,200")
+
+
+def test_bench_sync_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "Pendulum-v1", "--steps", "20", "--num-envs", "3")
+    match = BENCH_LINE.match(out.strip())
+    assert code == 0 and match is not None and match["label"] == "SyncVecEnv x3"
+
+
+def test_bench_workers_need_proc(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "bench", "CartPole-v1", "--workers", "2")
+    assert (code, err) == (2, "error: --workers applies to --mode proc only\n")
+
+
+def test_bench_native_without_vector_entry_point(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "bench", "CartPole-v1", "--mode", "native")
+    assert code == 2
+    assert err.startswith("error: ") and "no native vector implementation" in err
+
+
+def test_bench_bad_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "CartPole-v1", "--seed", "-1"])
+    assert exc.value.code == 2
+    assert "must be a non-negative integer, got -1" in capsys.readouterr().err

@@ -13,11 +13,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import cloudpickle
 import numpy as np
+import pytest
 
 import sekai
 from sekai import Box, Discrete, ResetResult, StepResult
@@ -97,6 +99,25 @@ class ToyEnv(sekai.Env):
             time.sleep(60)
         if self.fail_close:
             raise RuntimeError("close failed on request")
+
+
+@pytest.fixture(autouse=True)
+def deadline() -> Iterator[None]:
+    """Turn a hang into a failure (pytest-timeout is not installed)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError("test ran for more than 60 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def raising_factory() -> sekai.Env:

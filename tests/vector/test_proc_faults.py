@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -40,25 +39,10 @@ toys = _load_toys()
 ToyEnv = toys.ToyEnv
 assert_released = toys.assert_released
 assert_no_leftovers = toys.assert_no_leftovers
+deadline = toys.deadline  # autouse
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 DIED = "EOFError: worker process exited unexpectedly"
-
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """Turn a hang into a failure (pytest-timeout is not installed)."""
-
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError("test ran for more than 60 s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(60)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def kill_worker(vec: ProcVecEnv, w: int) -> None:

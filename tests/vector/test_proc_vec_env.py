@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,26 +34,8 @@ def _load_toys() -> ModuleType:
 toys = _load_toys()
 ToyEnv = toys.ToyEnv
 tree_equal = toys.tree_equal
+deadline = toys.deadline  # autouse
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
-
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """Turn a hang into a failure (pytest-timeout is not installed)."""
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError("test ran for more than 60 s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(60)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def cartpole() -> sekai.Env:
