@@ -1,6 +1,6 @@
 """Toy envs and checks shared by the ProcVecEnv tests.
 
-The test modules load this file by path (see ``load()`` there); it registers itself with
+The test modules load this file by path (``_load_toys()``); it registers itself with
 cloudpickle so that its classes travel to the worker processes by value.
 """
 

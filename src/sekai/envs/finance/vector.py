@@ -17,13 +17,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.env import Env
+from sekai.envs.finance.market import WindowedEnv, choose_start, simulated_prices
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import SNAP, OptimalExecutionEnv
+from sekai.envs.finance.portfolio import PortfolioEnv, cash_weights
+from sekai.envs.finance.trading import TradingEnv
 from sekai.error import InvalidAction
+from sekai.finance.rewards import StepOutcome
+from sekai.finance.simulators import GBM
 from sekai.vector.native import NativeVecEnv, shared
 from sekai.vector.vec_env import per_env_values
 
-__all__ = ["MarketMakingVecEnv", "OptimalExecutionVecEnv"]
+__all__ = ["MarketMakingVecEnv", "OptimalExecutionVecEnv", "PortfolioVecEnv", "TradingVecEnv"]
 
 EnvT = TypeVar("EnvT", bound=Env[Any, Any])
 
@@ -479,3 +484,448 @@ class OptimalExecutionVecEnv(_TemplateVecEnv[OptimalExecutionEnv]):
     def almgren_chriss_actions(self) -> NDArray[np.float32]:
         """The template's Almgren-Chriss schedule ``(n_steps, 1)``, the same for every sub-env."""
         return self.template.almgren_chriss_actions()
+
+
+_SHAPE_READ_ONLY = "it fixes the shapes of the state arrays"
+_HISTORY_READ_ONLY = "the history is loaded at build"
+_COST_READ_ONLY = "it became cost_model; set cost_model instead"
+
+WindowedT = TypeVar("WindowedT", bound=WindowedEnv)
+
+
+class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
+    """Shared machinery of ``TradingVecEnv`` and ``PortfolioVecEnv``.
+
+    Each sub-env holds one price window, ``_paths[i]`` (``(window,)`` or ``(window, n)``),
+    with its log returns (float64 and float32) and its decision counter ``_t[i]``; a history
+    window also records its start row ``_start[i]``. Rows are reached through flat indices
+    (``_path_rows + t`` for prices, ``_return_rows + t`` for log returns).
+    """
+
+    prices = _Param(_HISTORY_READ_ONLY)
+    data = _Param(_HISTORY_READ_ONLY)
+    lookback = _Param(_SHAPE_READ_ONLY)
+    episode_length = _Param(_SHAPE_READ_ONLY)
+    transaction_cost = _Param(_COST_READ_ONLY)
+    cost_model = _Param()
+    reward_fn = _Param()
+    dt = _Param()
+    mu = _Param()
+    sigma = _Param()
+    model = _Param()
+    capital = _Param()
+    metadata = _Param(_METADATA_READ_ONLY)
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        autoreset: bool = True,
+        max_episode_steps: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
+        )
+        template = self.template
+        n = self.num_envs
+        window = template._window
+        assets = self._asset_shape()
+        self._paths: NDArray[np.float64] = np.ones((n, window, *assets))
+        self._log_returns: NDArray[np.float64] = np.zeros((n, window - 1, *assets))
+        self._log_returns32: NDArray[np.float32] = np.zeros((n, window - 1, *assets), np.float32)
+        self._t: NDArray[np.int64] = np.zeros(n, np.int64)
+        self._start: NDArray[np.int64] = np.zeros(n, np.int64)
+        lookback = template.lookback
+        self._path_rows = np.arange(n) * window + lookback
+        self._return_rows = np.arange(n)[:, None] * (window - 1) + np.arange(lookback)
+        history = template._history
+        self._samplers = None if history is None else [template.sampler.spawn() for _ in range(n)]
+
+    def _asset_shape(self) -> tuple[int, ...]:
+        """Trailing shape of one price row: ``()`` or ``(n_assets,)``."""
+        raise NotImplementedError
+
+    def _simulate(self, count: int) -> NDArray[np.float64]:
+        """``count`` simulated windows ``(count, window, *assets)``."""
+        raise NotImplementedError
+
+    def _reset_windows(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
+        """New windows (history or simulation) for the sub-envs in ``indices``."""
+        template = self.template
+        history = template._history
+        starts = [None if not option else option.get("start") for option in options]
+        if history is None:
+            if any(start is not None for start in starts):
+                raise ValueError(
+                    "the 'start' option needs historical prices; this market is simulated."
+                )
+            paths = self._simulate(len(indices))
+            log_returns = np.diff(np.log(paths), axis=1)
+            log_returns32 = log_returns.astype(np.float32)
+        else:
+            assert self._samplers is not None
+            lookback, episode_length = template.lookback, template.episode_length
+            first = np.array(
+                [
+                    choose_start(
+                        start, history, self._samplers[i], self.rng, lookback, episode_length
+                    )
+                    for i, start in zip(indices.tolist(), starts, strict=True)
+                ],
+                dtype=np.int64,
+            )
+            self._start = _replaced(self._start, indices, first)
+            rows = first[:, None] + np.arange(template._window)
+            squeeze = (slice(None), slice(None), 0) if template._ndim == 1 else ()
+            paths = history.prices[rows][squeeze]
+            log_returns = history.log_returns[rows[:, :-1]][squeeze]
+            log_returns32 = history.log_returns32[rows[:, :-1]][squeeze]
+        self._paths[indices] = paths
+        self._log_returns[indices] = log_returns
+        self._log_returns32[indices] = log_returns32
+        self._t = _replaced(self._t, indices, 0)
+        if len(indices) == self.num_envs:
+            template.reward_fn.reset()
+        else:
+            mask = np.zeros(self.num_envs, bool)
+            mask[indices] = True
+            template.reward_fn.reset(mask)
+
+    def _decision_index(self) -> NDArray[np.int64]:
+        """Flat index of each sub-env's decision row in ``_paths`` (frozen ones kept in range)."""
+        t = self._t
+        if self._any_frozen:
+            t = np.minimum(t, self.template.episode_length - 1)
+        return self._path_rows + t
+
+    def _timestamps(self, t: NDArray[np.int64]) -> NDArray[Any]:
+        history = self.template._history
+        if history is None:
+            return t
+        return history.timestamps.take(self._start + self.template.lookback + t)
+
+    def _cost_context(
+        self, equity: NDArray[np.float64], index: NDArray[np.int64]
+    ) -> dict[str, Any]:
+        """Context of ``cost_model`` at each decision row (only the keys it requires)."""
+        template = self.template
+        requires = template.cost_model.requires
+        context: dict[str, Any] = {}
+        if not requires:
+            return context
+        if "equity" in requires:
+            context["equity"] = template.capital * equity
+        if "volatility" in requires:
+            rows = self._return_rows + (index - self._path_rows)[:, None]
+            flat = self._log_returns.reshape(-1, *self._asset_shape())
+            std = flat[rows].std(axis=1)
+            context["volatility"] = std.reshape(self.num_envs, -1)
+        history = template._history
+        if history is not None:
+            row = self._start + template.lookback + (index - self._path_rows)
+            if "volume" in requires:
+                volume = history.field("volume")
+                assert volume is not None
+                context["volume"] = volume[row] * history.prices[row]
+            if "spread" in requires:
+                spread = history.field("spread")
+                assert spread is not None
+                context["spread"] = spread[row]
+        return context
+
+    @property
+    def timestamp(self) -> NDArray[Any]:
+        """Time of each sub-env's decision row: data timestamps, or step indices if simulated."""
+        return self._timestamps(self._t)
+
+    @property
+    def price_history(self) -> NDArray[np.object_]:
+        """Object array of each sub-env's prices up to its decision row (copies)."""
+        result = np.empty(self.num_envs, dtype=object)
+        stop = self.template.lookback + 1
+        for i, t in enumerate(self._t.tolist()):
+            result[i] = self._paths[i, : stop + t].copy()
+        return result
+
+
+class TradingVecEnv(_WindowVecEnv[TradingEnv]):
+    """``num_envs`` copies of ``TradingEnv`` stepped together.
+
+    State arrays ``position``, ``equity``; internal ``_paths (N, window)`` and ``_t``.
+    Simulated windows come from ``GBM(mu, sigma, s0=s0, dt=dt)`` (or ``model``) with one
+    ``simulate(rng, window - 1, n_paths=k)`` per reset batch.
+    """
+
+    env_class = TradingEnv
+    positions = _Param()
+    s0 = _Param()
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        autoreset: bool = True,
+        max_episode_steps: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
+        )
+        self.position: NDArray[np.float64] = np.zeros(self.num_envs)
+        self.equity: NDArray[np.float64] = np.ones(self.num_envs)
+
+    def _asset_shape(self) -> tuple[int, ...]:
+        return ()
+
+    def _simulate(self, count: int) -> NDArray[np.float64]:
+        template = self.template
+        steps = template._window - 1
+        if template.model is not None:
+            return simulated_prices(template.model, self.rng, steps, count)[..., 0]
+        gbm = GBM(template.mu, template.sigma, s0=template.s0, dt=template.dt)
+        return gbm.simulate(self.rng, steps, n_paths=count).prices[..., 0]
+
+    @property
+    def price(self) -> NDArray[np.float64]:
+        """Price at each sub-env's decision row."""
+        return self._paths.reshape(-1).take(self._path_rows + self._t)
+
+    def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
+        self._reset_windows(indices, options)
+        self.position = _replaced(self.position, indices, 0.0)
+        self.equity = _replaced(self.equity, indices, 1.0)
+
+    def _reset_infos(self, indices: NDArray[np.intp]) -> dict[str, NDArray[Any]]:
+        zeros = np.zeros(len(indices))
+        t = self._t[indices]
+        return {
+            "equity": self.equity[indices],
+            "position": self.position[indices],
+            "price": self._paths.reshape(-1).take(self._path_rows[indices] + t),
+            "asset_return": zeros,
+            "cost": zeros,
+            "turnover": zeros,
+            "timestamp": self._timestamps(self._t)[indices],
+            "dt": np.full(len(indices), self.template.dt),
+        }
+
+    def _observe(self) -> NDArray[np.float32]:
+        lookback = self.template.lookback
+        obs = np.empty((self.num_envs, lookback + 1), np.float32)
+        rows = self._return_rows + self._t[:, None]
+        obs[:, :lookback] = self._log_returns32.reshape(-1).take(rows)
+        obs[:, lookback] = self.position
+        return obs
+
+    def _actions(self, actions: Any) -> NDArray[np.intp]:
+        """Integral, in-range action indices ``(N,)``, else ``InvalidAction``."""
+        try:
+            array = np.asarray(actions)
+        except (TypeError, ValueError) as exc:
+            raise InvalidAction(actions, self.batch_action_space) from exc
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iuf":
+            raise InvalidAction(actions, self.batch_action_space)
+        if array.dtype.kind == "f":
+            if not (np.isfinite(array).all() and (array == np.floor(array)).all()):
+                raise InvalidAction(actions, self.batch_action_space)
+            array = array.astype(np.intp)
+        if array.min() < 0 or array.max() >= len(self.template.positions):
+            raise InvalidAction(actions, self.batch_action_space)
+        return array
+
+    def _step(
+        self, actions: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, NDArray[Any]]]:
+        template = self.template
+        target = template.positions.take(self._actions(actions))
+        position, equity = self.position, self.equity
+        index = self._decision_index()
+        trade = target - position
+        cost = np.asarray(
+            template.cost_model(trade[:, None], **self._cost_context(equity, index)),
+            dtype=np.float64,
+        )
+        paths = self._paths.reshape(-1)
+        price = paths.take(index)
+        next_price = paths.take(index + 1)
+        r = next_price / price - 1.0
+        growth = (1.0 - cost) * (1.0 + target * r)
+        growth[cost >= 1.0] = 0.0
+        held = target * (1.0 + r)
+        denominator = held + 1.0 - target
+        alive = growth > 0.0
+        moved = alive & (denominator > 0.0)
+        new_position = np.where(moved, held / np.where(moved, denominator, 1.0), 0.0)
+        new_equity = np.where(alive, equity * growth, 0.0)
+        t = self._t
+        if self._any_frozen:  # frozen sub-envs keep their state
+            frozen = self._frozen
+            new_position = np.where(frozen, position, new_position)
+            new_equity = np.where(frozen, equity, new_equity)
+            growth[frozen] = 1.0
+            t = t + ~frozen
+        else:
+            t = t + 1
+        turnover = np.abs(trade)
+        self.position, self.equity, self._t = new_position, new_equity, t
+        rewards = template.reward_fn(
+            StepOutcome.from_growth(
+                growth, equity=new_equity, turnover=turnover, cost=cost, previous_equity=equity
+            )
+        )
+        terminated = growth <= 0.0
+        truncated = (t >= template.episode_length) & ~terminated
+        infos = {
+            "equity": new_equity,
+            "position": new_position,
+            "price": next_price,
+            "asset_return": r,
+            "cost": cost,
+            "turnover": turnover,
+            "timestamp": self._timestamps(t),
+            "dt": np.full(self.num_envs, template.dt),
+        }
+        return rewards, terminated, truncated, infos
+
+
+class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
+    """``num_envs`` copies of ``PortfolioEnv`` stepped together.
+
+    State arrays ``weights (N, n+1)`` and ``portfolio_value (N,)``; internal
+    ``_paths (N, window, n)``. Simulated windows come from
+    ``GBM(mu, sigma, s0=100.0, corr=corr, dt=dt)`` (or ``model``).
+    """
+
+    env_class = PortfolioEnv
+    n_assets = _Param(_SHAPE_READ_ONLY)
+    allow_short = _Param(_SHAPE_READ_ONLY)
+    corr = _Param()
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        autoreset: bool = True,
+        max_episode_steps: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
+        )
+        self.weights: NDArray[np.float64] = cash_weights((self.num_envs, self.n_assets + 1))
+        self.portfolio_value: NDArray[np.float64] = np.ones(self.num_envs)
+
+    def _asset_shape(self) -> tuple[int, ...]:
+        return (self.template.n_assets,)
+
+    def _simulate(self, count: int) -> NDArray[np.float64]:
+        template = self.template
+        steps = template._window - 1
+        if template.model is not None:
+            return simulated_prices(template.model, self.rng, steps, count)
+        gbm = GBM(template.mu, template.sigma, s0=100.0, corr=template.corr, dt=template.dt)
+        return gbm.simulate(self.rng, steps, n_paths=count).prices
+
+    def action_to_weights(self, actions: Any) -> NDArray[np.float64]:
+        """Target weights ``(N, n+1)`` of a batch of actions (the single env's rule per row)."""
+        template = self.template
+        scores = self._batch_actions(actions, (self.num_envs, *template.action_space.shape))
+        if not template.allow_short:
+            np.maximum(scores, 0.0, out=scores)
+            total = scores.sum(axis=1)
+            small = total < 1e-12
+            if small.any():
+                total[small] = 1.0
+                weights = scores / total[:, None]
+                weights[small] = cash_weights((template.n_assets + 1,))
+                return weights
+            result: NDArray[np.float64] = scores / total[:, None]
+            return result
+        np.clip(scores, -1.0, 1.0, out=scores)
+        gross = np.abs(scores).sum(axis=1)
+        np.divide(scores, np.where(gross > 1.0, gross, 1.0)[:, None], out=scores)
+        weights = np.empty((self.num_envs, template.n_assets + 1))
+        weights[:, :-1] = scores
+        weights[:, -1] = 1.0 - scores.sum(axis=1)
+        return weights
+
+    def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
+        self._reset_windows(indices, options)
+        self.weights = _replaced(self.weights, indices, cash_weights((self.n_assets + 1,)))
+        self.portfolio_value = _replaced(self.portfolio_value, indices, 1.0)
+
+    def _reset_infos(self, indices: NDArray[np.intp]) -> dict[str, NDArray[Any]]:
+        size = len(indices)
+        zeros = np.zeros(size)
+        values = self.portfolio_value[indices]
+        return {
+            "portfolio_value": values,
+            "equity": values,
+            "weights": self.weights[indices],
+            "turnover": zeros,
+            "cost": zeros,
+            "asset_returns": np.zeros((size, self.n_assets)),
+            "timestamp": self._timestamps(self._t)[indices],
+            "dt": np.full(size, self.template.dt),
+        }
+
+    def _observe(self) -> dict[str, NDArray[np.float32]]:
+        rows = self._return_rows + self._t[:, None]
+        flat = self._log_returns32.reshape(-1, self.n_assets)
+        return {"returns": flat.take(rows, axis=0), "weights": self.weights.astype(np.float32)}
+
+    def _step(
+        self, actions: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, NDArray[Any]]]:
+        template = self.template
+        target = self.action_to_weights(actions)
+        weights, value = self.weights, self.portfolio_value
+        index = self._decision_index()
+        trades = target[:, :-1] - weights[:, :-1]
+        turnover = np.abs(trades).sum(axis=1)
+        cost = np.asarray(
+            template.cost_model(trades, **self._cost_context(value, index)), dtype=np.float64
+        )
+        paths = self._paths.reshape(-1, self.n_assets)
+        r = paths.take(index + 1, axis=0) / paths.take(index, axis=0) - 1.0
+        invested = np.ascontiguousarray(target[:, None, :-1])
+        gross = 1.0 + np.matmul(invested, r[:, :, None])[:, 0, 0]
+        growth = (1.0 - cost) * gross
+        growth[cost >= 1.0] = 0.0
+        alive = growth > 0.0
+        drifted = target
+        drifted[:, :-1] *= 1.0 + r
+        with np.errstate(divide="ignore", invalid="ignore"):
+            new_weights = drifted / drifted.sum(axis=1, keepdims=True)
+        if not alive.all():
+            new_weights[~alive] = cash_weights((self.n_assets + 1,))
+        new_value = np.where(alive, value * growth, 0.0)
+        t = self._t
+        if self._any_frozen:  # frozen sub-envs keep their state
+            frozen = self._frozen
+            new_weights[frozen] = weights[frozen]
+            new_value = np.where(frozen, value, new_value)
+            growth[frozen] = 1.0
+            t = t + ~frozen
+        else:
+            t = t + 1
+        self.weights, self.portfolio_value, self._t = new_weights, new_value, t
+        rewards = template.reward_fn(
+            StepOutcome.from_growth(
+                growth, equity=new_value, turnover=turnover, cost=cost, previous_equity=value
+            )
+        )
+        terminated = growth <= 0.0
+        truncated = (t >= template.episode_length) & ~terminated
+        infos = {
+            "portfolio_value": new_value,
+            "equity": new_value,
+            "weights": new_weights.copy(),
+            "turnover": turnover,
+            "cost": cost,
+            "asset_returns": r,
+            "timestamp": self._timestamps(t),
+            "dt": np.full(self.num_envs, template.dt),
+        }
+        return rewards, terminated, truncated, infos
