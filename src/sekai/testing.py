@@ -25,9 +25,6 @@ VECTOR_BACKENDS = ("native", "sync", "async", "proc", "proc_no_shm")
 """Backend names ``check_vector_backends`` knows; ``proc_no_shm`` is ``ProcVecEnv`` with
 ``shared_memory=False``."""
 
-_SEGMENTS = 3
-"""A rollout is three resets (int seed, None, list of seeds), each followed by ``n_steps``."""
-
 
 @dataclass
 class _Rollout:
@@ -38,6 +35,18 @@ class _Rollout:
     observation_space: Any = None
     action_space: Any = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every rollout of one check shares."""
+
+    env: str | Callable[[], Env[Any, Any]]
+    num_envs: int
+    n_steps: int
+    env_kwargs: Mapping[str, Any]
+    proc_kwargs: Mapping[str, Any]
+    native: Callable[..., VecEnv[Any, Any]] | None
 
 
 def _build(setup: _Setup, backend: str, autoreset: bool) -> VecEnv[Any, Any]:
@@ -101,18 +110,6 @@ def _record(vec: VecEnv[Any, Any], rollout: _Rollout, seed: int, n_steps: int) -
                     [dict(i) for i in step.infos],
                 )
             )
-
-
-@dataclass(frozen=True)
-class _Setup:
-    """What every rollout of one check shares."""
-
-    env: str | Callable[[], Env[Any, Any]]
-    num_envs: int
-    n_steps: int
-    env_kwargs: Mapping[str, Any]
-    proc_kwargs: Mapping[str, Any]
-    native: Callable[..., VecEnv[Any, Any]] | None
 
 
 def _run(setup: _Setup, backend: str, autoreset: bool, seed: int) -> _Rollout:

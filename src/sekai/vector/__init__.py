@@ -12,6 +12,13 @@ from sekai.vector.vec_wrapper import (
     VecRewardWrapper,
     VecWrapper,
 )
+from sekai.vector.wrappers import (
+    VecNormalizeObservation,
+    VecNormalizeReward,
+    VecRecordEpisodeStatistics,
+    VecTransformObservation,
+    VecTransformReward,
+)
 
 __all__ = [
     "VecStepResult",
@@ -27,4 +34,9 @@ __all__ = [
     "VecObservationWrapper",
     "VecRewardWrapper",
     "VecActionWrapper",
+    "VecRecordEpisodeStatistics",
+    "VecNormalizeObservation",
+    "VecNormalizeReward",
+    "VecTransformObservation",
+    "VecTransformReward",
 ]
