@@ -12,6 +12,36 @@ import sekai
 import sekai.sekai
 
 
+SPEC_ALL = """__version__,
+Env, Wrapper, ObservationWrapper, RewardWrapper, ActionWrapper, MultiAgentEnv,
+StepResult, ResetResult, MAStepResult, MAResetResult,
+Space, Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple, Sequence, MaskedBox, space_utils,
+register, deregister, make, make_vec, spec, all_specs, register_namespace, pprint_registry,
+EnvSpec, WrapperSpec,
+VecEnv, SyncVecEnv, AsyncVecEnv, ProcVecEnv, NativeVecEnv, VecStepResult, VecResetResult,
+stack_infos, VecWrapper, VecObservationWrapper, VecRewardWrapper, VecActionWrapper,
+VecRecordEpisodeStatistics, VecNormalizeObservation, VecNormalizeReward,
+VecTransformObservation, VecTransformReward,
+EpisodeStats, StatsTracker, InMemoryTracker, LoggingTracker,
+TimeLimit, AutoReset, RecordEpisodeStatistics, ClipAction, RescaleAction, FlattenObservation,
+NormalizeObservation, NormalizeReward, FrameStackObservation, TransformObservation,
+TransformReward, OrderEnforcing, ClipReward, RescaleObservation, DtypeObservation,
+FilterObservation, TimeAwareObservation, DelayObservation, StickyAction, ActionRepeat,
+DelayAction, ActionMaskObservation, PadSequenceObservation,
+envs, finance, compat, wrappers, spaces, vector, rendering, stats, utils, error,
+SekaiError, EnvNotFound, EnvAlreadyRegistered, InvalidAction, InvalidObservation,
+ResetRequired, AsyncCallPending, SpaceMismatch, VecEnvWorkerError, VecEnvClosed, LookAheadError,
+np_random, make_seed_sequence, check_env, RunningMeanStd, ExponentialMovingStats, get_action_mask"""
+
+# The rendering package is not part of this release yet.
+NOT_YET_BUILT = {"rendering"}
+
+
+def test_all_follows_the_spec_order() -> None:
+    names = [name.strip() for name in SPEC_ALL.replace("\n", " ").split(",")]
+    assert sekai.__all__ == [name for name in names if name not in NOT_YET_BUILT]
+
+
 def test_every_exported_name_exists() -> None:
     for name in sekai.__all__:
         assert hasattr(sekai, name), name
