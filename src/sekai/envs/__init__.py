@@ -7,7 +7,12 @@ from sekai.envs.classic_control import (
     MountainCarEnv,
     PendulumEnv,
 )
-from sekai.envs.finance import MarketMakingEnv, OptimalExecutionEnv
+from sekai.envs.finance import (
+    MarketMakingEnv,
+    OptimalExecutionEnv,
+    PortfolioEnv,
+    TradingEnv,
+)
 from sekai.registry import register
 
 __all__ = [
@@ -18,6 +23,8 @@ __all__ = [
     "PendulumEnv",
     "MarketMakingEnv",
     "OptimalExecutionEnv",
+    "PortfolioEnv",
+    "TradingEnv",
 ]
 
 _CLASSIC = "sekai.envs.classic_control"
@@ -47,6 +54,16 @@ register(
     f"{_CLASSIC}.acrobot:AcrobotEnv",
     max_episode_steps=500,
     reward_threshold=-100.0,
+)
+register(
+    "Trading-v0",
+    f"{_FINANCE}.trading:TradingEnv",
+    vector_entry_point=f"{_FINANCE}.vector:TradingVecEnv",
+)
+register(
+    "Portfolio-v0",
+    f"{_FINANCE}.portfolio:PortfolioEnv",
+    vector_entry_point=f"{_FINANCE}.vector:PortfolioVecEnv",
 )
 register(
     "MarketMaking-v0",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import check_int, episode_ended
-from sekai.envs.finance.market import WindowedEnv, simulated_prices
+from sekai.envs.finance.market import WindowedEnv, row_sum, simulated_prices
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import GBM, MarketModel, random_correlation, simulate_gbm
@@ -39,6 +39,7 @@ class PortfolioEnv(WindowedEnv):
     returns) and the drifted ``weights`` (cash last).
     """
 
+    metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
     _ndim = 2
 
     def __init__(
@@ -120,18 +121,18 @@ class PortfolioEnv(WindowedEnv):
             raise InvalidAction(action, self.action_space)
         if not self.allow_short:
             scores = np.maximum(scores, 0.0)
-            total = scores.sum()
+            total = row_sum(scores)
             if total < 1e-12:
                 return cash_weights(scores.shape)
             result: NDArray[np.float64] = scores / total
             return result
         scores = np.clip(scores, -1.0, 1.0)
-        gross = np.abs(scores).sum()
+        gross = row_sum(np.abs(scores))
         if gross > 1.0:
             scores = scores / gross
         weights = np.empty(self.n_assets + 1)
         weights[:-1] = scores
-        weights[-1] = 1.0 - scores.sum()
+        weights[-1] = 1.0 - row_sum(scores)
         return weights
 
     def _simulate(self) -> NDArray[np.float64]:
@@ -187,7 +188,7 @@ class PortfolioEnv(WindowedEnv):
         target = self.action_to_weights(action)
         value = self.portfolio_value
         trades = target[:-1] - self.weights[:-1]
-        turnover = float(np.abs(trades).sum())
+        turnover = float(row_sum(np.abs(trades)))
         cost = float(self.cost_model(trades, **self._cost_context(value)))
         t = self.elapsed_steps
         i = self._lookback + t
@@ -198,7 +199,7 @@ class PortfolioEnv(WindowedEnv):
         if growth > 0.0:
             drifted = target.copy()
             drifted[:-1] *= 1.0 + r
-            self.weights = drifted / drifted.sum()
+            self.weights = drifted / row_sum(drifted)
             new_value = value * growth
         else:
             self.weights = cash_weights(target.shape)

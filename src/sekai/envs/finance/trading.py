@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,6 +39,7 @@ class TradingEnv(WindowedEnv):
     is wiped out.
     """
 
+    metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
     _ndim = 1
 
     def __init__(

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.env import Env
-from sekai.envs.finance.market import WindowedEnv, choose_start, simulated_prices
+from sekai.envs.finance.market import WindowedEnv, choose_start, row_sum, simulated_prices
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import SNAP, OptimalExecutionEnv
 from sekai.envs.finance.portfolio import PortfolioEnv, cash_weights
@@ -486,6 +486,17 @@ class OptimalExecutionVecEnv(_TemplateVecEnv[OptimalExecutionEnv]):
         return self.template.almgren_chriss_actions()
 
 
+def _windows(returns: NDArray[Any], count: int, lookback: int) -> NDArray[Any]:
+    """Read-only view ``(N, count, lookback, ...)`` of ``returns (N, rows, ...)``: rows t.."""
+    strides = returns.strides
+    return np.lib.stride_tricks.as_strided(
+        returns,
+        shape=(returns.shape[0], count, lookback, *returns.shape[2:]),
+        strides=(strides[0], strides[1], *strides[1:]),
+        writeable=False,
+    )
+
+
 _SHAPE_READ_ONLY = "it fixes the shapes of the state arrays"
 _HISTORY_READ_ONLY = "the history is loaded at build"
 _COST_READ_ONLY = "it became cost_model; set cost_model instead"
@@ -498,8 +509,8 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
 
     Each sub-env holds one price window, ``_paths[i]`` (``(window,)`` or ``(window, n)``),
     with its log returns (float64 and float32) and its decision counter ``_t[i]``; a history
-    window also records its start row ``_start[i]``. Rows are reached through flat indices
-    (``_path_rows + t`` for prices, ``_return_rows + t`` for log returns).
+    window also records its start row ``_start[i]``. Decision prices are read through flat
+    indices ``_path_rows + t``, observed returns through the strided window views.
     """
 
     prices = _Param(_HISTORY_READ_ONLY)
@@ -534,11 +545,14 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
         self._paths: NDArray[np.float64] = np.ones((n, window, *assets))
         self._log_returns: NDArray[np.float64] = np.zeros((n, window - 1, *assets))
         self._log_returns32: NDArray[np.float32] = np.zeros((n, window - 1, *assets), np.float32)
+        # the observable windows: _windows32[i, t] is _log_returns32[i, t : t + lookback]
+        self._windows = _windows(self._log_returns, template.episode_length + 1, template.lookback)
+        self._windows32 = _windows(
+            self._log_returns32, template.episode_length + 1, template.lookback
+        )
         self._t: NDArray[np.int64] = np.zeros(n, np.int64)
         self._start: NDArray[np.int64] = np.zeros(n, np.int64)
-        lookback = template.lookback
-        self._path_rows = np.arange(n) * window + lookback
-        self._return_rows = np.arange(n)[:, None] * (window - 1) + np.arange(lookback)
+        self._path_rows = np.arange(n) * window + template.lookback
         history = template._history
         self._samplers = None if history is None else [template.sampler.spawn() for _ in range(n)]
 
@@ -592,12 +606,11 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
             mask[indices] = True
             template.reward_fn.reset(mask)
 
-    def _decision_index(self) -> NDArray[np.int64]:
-        """Flat index of each sub-env's decision row in ``_paths`` (frozen ones kept in range)."""
-        t = self._t
+    def _decision_steps(self) -> NDArray[np.int64]:
+        """Each sub-env's step counter, frozen ones kept inside the window."""
         if self._any_frozen:
-            t = np.minimum(t, self.template.episode_length - 1)
-        return self._path_rows + t
+            return np.minimum(self._t, self.template.episode_length - 1)
+        return self._t
 
     def _timestamps(self, t: NDArray[np.int64]) -> NDArray[Any]:
         history = self.template._history
@@ -605,9 +618,7 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
             return t
         return history.timestamps.take(self._start + self.template.lookback + t)
 
-    def _cost_context(
-        self, equity: NDArray[np.float64], index: NDArray[np.int64]
-    ) -> dict[str, Any]:
+    def _cost_context(self, equity: NDArray[np.float64], t: NDArray[np.int64]) -> dict[str, Any]:
         """Context of ``cost_model`` at each decision row (only the keys it requires)."""
         template = self.template
         requires = template.cost_model.requires
@@ -617,13 +628,11 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
         if "equity" in requires:
             context["equity"] = template.capital * equity
         if "volatility" in requires:
-            rows = self._return_rows + (index - self._path_rows)[:, None]
-            flat = self._log_returns.reshape(-1, *self._asset_shape())
-            std = flat[rows].std(axis=1)
+            std = self._windows[self._all, t].std(axis=1)
             context["volatility"] = std.reshape(self.num_envs, -1)
         history = template._history
         if history is not None:
-            row = self._start + template.lookback + (index - self._path_rows)
+            row = self._start + template.lookback + t
             if "volume" in requires:
                 volume = history.field("volume")
                 assert volume is not None
@@ -713,8 +722,7 @@ class TradingVecEnv(_WindowVecEnv[TradingEnv]):
     def _observe(self) -> NDArray[np.float32]:
         lookback = self.template.lookback
         obs = np.empty((self.num_envs, lookback + 1), np.float32)
-        rows = self._return_rows + self._t[:, None]
-        obs[:, :lookback] = self._log_returns32.reshape(-1).take(rows)
+        obs[:, :lookback] = self._windows32[self._all, self._t]
         obs[:, lookback] = self.position
         return obs
 
@@ -740,12 +748,13 @@ class TradingVecEnv(_WindowVecEnv[TradingEnv]):
         template = self.template
         target = template.positions.take(self._actions(actions))
         position, equity = self.position, self.equity
-        index = self._decision_index()
+        steps = self._decision_steps()
         trade = target - position
         cost = np.asarray(
-            template.cost_model(trade[:, None], **self._cost_context(equity, index)),
+            template.cost_model(trade[:, None], **self._cost_context(equity, steps)),
             dtype=np.float64,
         )
+        index = self._path_rows + steps
         paths = self._paths.reshape(-1)
         price = paths.take(index)
         next_price = paths.take(index + 1)
@@ -830,10 +839,11 @@ class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
     def action_to_weights(self, actions: Any) -> NDArray[np.float64]:
         """Target weights ``(N, n+1)`` of a batch of actions (the single env's rule per row)."""
         template = self.template
-        scores = self._batch_actions(actions, (self.num_envs, *template.action_space.shape))
+        size = template.n_assets if template.allow_short else template.n_assets + 1
+        scores = self._batch_actions(actions, (self.num_envs, size))
         if not template.allow_short:
             np.maximum(scores, 0.0, out=scores)
-            total = scores.sum(axis=1)
+            total = row_sum(scores)
             small = total < 1e-12
             if small.any():
                 total[small] = 1.0
@@ -843,11 +853,11 @@ class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
             result: NDArray[np.float64] = scores / total[:, None]
             return result
         np.clip(scores, -1.0, 1.0, out=scores)
-        gross = np.abs(scores).sum(axis=1)
+        gross = row_sum(np.abs(scores))
         np.divide(scores, np.where(gross > 1.0, gross, 1.0)[:, None], out=scores)
         weights = np.empty((self.num_envs, template.n_assets + 1))
         weights[:, :-1] = scores
-        weights[:, -1] = 1.0 - scores.sum(axis=1)
+        weights[:, -1] = 1.0 - row_sum(scores)
         return weights
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
@@ -871,9 +881,10 @@ class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
         }
 
     def _observe(self) -> dict[str, NDArray[np.float32]]:
-        rows = self._return_rows + self._t[:, None]
-        flat = self._log_returns32.reshape(-1, self.n_assets)
-        return {"returns": flat.take(rows, axis=0), "weights": self.weights.astype(np.float32)}
+        return {
+            "returns": self._windows32[self._all, self._t],
+            "weights": self.weights.astype(np.float32),
+        }
 
     def _step(
         self, actions: Any
@@ -881,12 +892,13 @@ class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
         template = self.template
         target = self.action_to_weights(actions)
         weights, value = self.weights, self.portfolio_value
-        index = self._decision_index()
+        steps = self._decision_steps()
         trades = target[:, :-1] - weights[:, :-1]
-        turnover = np.abs(trades).sum(axis=1)
+        turnover = row_sum(np.abs(trades))
         cost = np.asarray(
-            template.cost_model(trades, **self._cost_context(value, index)), dtype=np.float64
+            template.cost_model(trades, **self._cost_context(value, steps)), dtype=np.float64
         )
+        index = self._path_rows + steps
         paths = self._paths.reshape(-1, self.n_assets)
         r = paths.take(index + 1, axis=0) / paths.take(index, axis=0) - 1.0
         invested = np.ascontiguousarray(target[:, None, :-1])
@@ -897,7 +909,7 @@ class PortfolioVecEnv(_WindowVecEnv[PortfolioEnv]):
         drifted = target
         drifted[:, :-1] *= 1.0 + r
         with np.errstate(divide="ignore", invalid="ignore"):
-            new_weights = drifted / drifted.sum(axis=1, keepdims=True)
+            new_weights = drifted / row_sum(drifted)[:, None]
         if not alive.all():
             new_weights[~alive] = cash_weights((self.n_assets + 1,))
         new_value = np.where(alive, value * growth, 0.0)
