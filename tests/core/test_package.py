@@ -11,7 +11,6 @@ import pytest
 import sekai
 import sekai.sekai
 
-
 SPEC_ALL = """__version__,
 Env, Wrapper, ObservationWrapper, RewardWrapper, ActionWrapper, MultiAgentEnv,
 StepResult, ResetResult, MAStepResult, MAResetResult,

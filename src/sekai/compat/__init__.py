@@ -41,7 +41,13 @@ _CLASS_PACKAGE = {
     "GymnasiumRenderer": "gymnasium",
     "SekaiToPettingZoo": "pettingzoo",
     "PettingZooToSekai": "pettingzoo",
+    # sekai.compat.sb3 needs gymnasium; it imports stable-baselines3 itself, in to_sb3().
+    "to_sb3": "sb3",
+    "from_gymnasium_vector": "sb3",
+    "SekaiToSB3VecEnv": "sb3",
+    "GymnasiumVectorToSekai": "sb3",
 }
+_BRIDGE_DEPENDENCY = {"sb3": "gymnasium"}
 
 
 def _install_hint(package: str) -> str:
@@ -53,11 +59,12 @@ def _install_hint(package: str) -> str:
 
 
 def _bridge(package: str) -> ModuleType:
-    """The bridge module for ``package`` (``"gymnasium"`` or ``"pettingzoo"``)."""
+    """The bridge module ``sekai.compat.<package>`` (``gymnasium``, ``pettingzoo``, ``sb3``)."""
+    dependency = _BRIDGE_DEPENDENCY.get(package, package)
     try:
-        importlib.import_module(package)
+        importlib.import_module(dependency)
     except ImportError as exc:
-        raise ImportError(_install_hint(package)) from exc
+        raise ImportError(_install_hint(dependency)) from exc
     return importlib.import_module(f"sekai.compat.{package}")
 
 

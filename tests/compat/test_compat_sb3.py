@@ -1,0 +1,548 @@
+"""Vector bridges: sekai VecEnv → Stable-Baselines3 VecEnv, gymnasium VectorEnv → sekai."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+import sekai
+import sekai.compat
+from sekai.core import Env, ResetResult, StepResult
+from sekai.error import VecEnvClosed
+from sekai.spaces import Box, Dict, Discrete
+from sekai.vector import SyncVecEnv
+from sekai.wrappers import TimeLimit
+
+pytest.importorskip("gymnasium")
+import gymnasium
+from gymnasium.vector import AutoresetMode
+
+from sekai.compat import from_gymnasium, space_to_gymnasium, to_gymnasium
+from sekai.compat.sb3 import (
+    SB3_INSTALL_HINT,
+    GymnasiumVectorToSekai,
+    _sb3_adapter_class,
+    from_gymnasium_vector,
+    to_sb3,
+    vector_infos_to_list,
+)
+
+needs_sb3 = pytest.mark.skipif(
+    importlib.util.find_spec("stable_baselines3") is None,
+    reason='stable-baselines3 is not installed (pip install "sekai[sb3]")',
+)
+needs_contrib = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None,
+    reason='sb3-contrib is not installed (pip install "sekai[sb3]")',
+)
+
+
+class MaskedWalk(Env[dict[str, Any], int]):
+    """Walk right to 5 with Dict observations; action 3 is always masked.
+
+    Actions move by 0, 1 or 2 (3 stands still, or raises when ``strict``). Terminates at
+    position 5 and truncates itself after ``limit`` steps. The reset info echoes ``options``.
+    """
+
+    def __init__(self, limit: int = 20, strict: bool = True) -> None:
+        self.observation_space = Dict(
+            {"pos": Box(0.0, 10.0, (1,), np.float32), "steps": Discrete(limit + 1)}
+        )
+        self.action_space = Discrete(4)
+        self.limit = limit
+        self.strict = strict
+        self.pos = 0
+        self.steps = 0
+
+    def _obs(self) -> dict[str, Any]:
+        return {"pos": np.array([self.pos], dtype=np.float32), "steps": self.steps}
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        self.pos = int(self.rng.integers(0, 2))
+        self.steps = 0
+        return ResetResult(self._obs(), {"options": options, "start": self.pos})
+
+    def step(self, action: int) -> StepResult[Any]:
+        if int(action) == 3 and self.strict:
+            raise ValueError("masked action 3 taken")
+        self.pos = min(self.pos + int(action) % 3, 10)
+        self.steps += 1
+        terminated = self.pos >= 5
+        truncated = not terminated and self.steps >= self.limit
+        return StepResult(self._obs(), -1.0, terminated, truncated, {"pos": self.pos})
+
+    def action_mask(self) -> np.ndarray:
+        return np.array([True, True, self.pos < 4, False])
+
+
+def masked_vec(n: int = 3, limit: int = 20) -> SyncVecEnv:
+    return SyncVecEnv([lambda: MaskedWalk(limit) for _ in range(n)])
+
+
+@pytest.fixture(autouse=True)
+def _fresh_adapter_class() -> Any:
+    """Rebuild the SB3 adapter class after each test (some hide stable-baselines3)."""
+    yield
+    _sb3_adapter_class.cache_clear()
+
+
+# --------------------------------------------------------------------------- sekai → SB3
+
+
+@needs_sb3
+def test_lazy_names_and_class() -> None:
+    from stable_baselines3.common.vec_env import VecEnv as SB3VecEnv
+
+    assert sekai.compat.to_sb3 is to_sb3
+    assert sekai.compat.from_gymnasium_vector is from_gymnasium_vector
+    assert sekai.compat.GymnasiumVectorToSekai is GymnasiumVectorToSekai
+    cls = sekai.compat.SekaiToSB3VecEnv
+    assert issubclass(cls, SB3VecEnv)
+    assert (cls.__name__, cls.__module__) == ("SekaiToSB3VecEnv", "sekai.compat.sb3")
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 2))
+    assert isinstance(vec, cls)
+    assert repr(vec) == "SekaiToSB3VecEnv(SyncVecEnv(num_envs=2))"
+    vec.close()
+    assert vec.venv.closed
+
+
+def test_missing_stable_baselines3(monkeypatch: pytest.MonkeyPatch) -> None:
+    _sb3_adapter_class.cache_clear()
+    for name in [m for m in sys.modules if m.partition(".")[0] == "stable_baselines3"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
+    with pytest.raises(ImportError, match=r'pip install "sekai\[sb3\]"') as info:
+        to_sb3(sekai.make_vec("CartPole-v1", 1))
+    assert str(info.value) == SB3_INSTALL_HINT
+    with pytest.raises(ImportError, match="stable-baselines3"):
+        sekai.compat.SekaiToSB3VecEnv  # noqa: B018
+    # the gymnasium direction does not need stable-baselines3
+    assert from_gymnasium_vector(gymnasium.make_vec("CartPole-v1", 2)).num_envs == 2
+
+
+@needs_sb3
+def test_rejects_bad_venvs() -> None:
+    with pytest.raises(TypeError, match="expects a sekai VecEnv"):
+        to_sb3(sekai.make("CartPole-v1"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="autoreset=True"):
+        to_sb3(sekai.make_vec("CartPole-v1", 2, vector_kwargs={"autoreset": False}))
+
+
+@needs_sb3
+def test_spaces_shapes_and_dtypes() -> None:
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 4))
+    assert vec.num_envs == 4
+    assert vec.observation_space == space_to_gymnasium(sekai.make("CartPole-v1").observation_space)
+    assert vec.action_space == gymnasium.spaces.Discrete(2)
+    assert vec.render_mode is None
+    obs = vec.reset()
+    assert obs.shape == (4, 4) and obs.dtype == np.float32
+    assert vec.reset_infos == [{}, {}, {}, {}]
+    obs, rewards, dones, infos = vec.step(np.array([0, 1, 0, 1]))
+    assert obs.shape == (4, 4) and obs.dtype == np.float32
+    assert rewards.dtype == np.float32 and rewards.shape == (4,)
+    np.testing.assert_array_equal(rewards, 1.0)
+    assert dones.dtype == np.bool_ and not dones.any()
+    assert infos == [{"elapsed_steps": 1}] * 4
+    vec.close()
+
+
+@needs_sb3
+def test_dict_observations_and_native_box_actions() -> None:
+    vec = to_sb3(masked_vec(2))
+    obs = vec.reset()
+    assert set(obs) == {"pos", "steps"}
+    assert obs["pos"].shape == (2, 1) and obs["steps"].shape == (2,)
+    assert isinstance(vec.observation_space, gymnasium.spaces.Dict)
+
+    native = to_sb3(sekai.make_vec("OptimalExecution-v0", 5))
+    assert isinstance(native.action_space, gymnasium.spaces.Box)
+    native.reset()
+    for _ in range(native.get_attr("n_steps")[0]):
+        obs, _, dones, infos = native.step(np.full((5, 1), 0.2, dtype=np.float32))
+    assert dones.all()
+    for i, info in enumerate(infos):
+        assert info["terminal_observation"][0] == 0.0  # everything sold
+        assert info["TimeLimit.truncated"] is False
+        assert obs[i][0] == 1.0  # the next episode starts with the whole block
+        assert native.reset_infos[i]["inventory"] == native.get_attr("X0")[0]
+
+
+def _truncating_pair(n: int = 3, limit: int = 4) -> tuple[Any, SyncVecEnv]:
+    """An adapter over ``MaskedWalk`` envs and a twin sekai VecEnv, both seeded alike."""
+    adapter = to_sb3(masked_vec(n, limit))
+    twin = masked_vec(n, limit)
+    adapter.seed(11)
+    adapter.reset()
+    twin.reset(seed=[11 + i for i in range(n)])
+    return adapter, twin
+
+
+@needs_sb3
+def test_terminal_observation_and_time_limit_truncated() -> None:
+    adapter, twin = _truncating_pair()
+    actions = np.array([0, 2, 1])  # stand still / run to the goal / walk
+    seen_truncated = seen_terminated = False
+    for _ in range(12):
+        obs, _, dones, infos = adapter.step(actions)
+        expected = twin.step(actions)
+        np.testing.assert_array_equal(dones, expected.dones)
+        np.testing.assert_array_equal(obs["pos"], expected.observations["pos"])
+        for i, info in enumerate(infos):
+            assert not {"final_observation", "final_info", "reset_info"} & set(info)
+            if not dones[i]:
+                assert info == expected.infos[i]
+                continue
+            want = expected.infos[i]
+            assert info["pos"] == want["pos"]
+            np.testing.assert_array_equal(
+                info["terminal_observation"]["pos"], want["final_observation"]["pos"]
+            )
+            truncated = bool(expected.truncated[i] and not expected.terminated[i])
+            assert info["TimeLimit.truncated"] is truncated
+            seen_truncated |= truncated
+            seen_terminated |= not truncated
+            assert adapter.reset_infos[i] == want["reset_info"]
+    assert seen_truncated and seen_terminated
+
+
+@needs_sb3
+def test_time_limit_truncated_from_make_vec() -> None:
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 2, max_episode_steps=3))
+    vec.reset()
+    infos: list[dict[str, Any]] = []
+    for _ in range(3):
+        _, _, dones, infos = vec.step(np.array([0, 1]))
+    assert dones.all()
+    assert [info["TimeLimit.truncated"] for info in infos] == [True, True]
+    assert all(info["terminal_observation"].shape == (4,) for info in infos)
+
+
+@needs_sb3
+def test_seed_and_options_apply_to_the_next_reset_only() -> None:
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 3))
+    assert vec.seed(5) == [5, 6, 7]
+    first = vec.reset()
+    twin = sekai.make_vec("CartPole-v1", 3)
+    np.testing.assert_array_equal(first, twin.reset(seed=[5, 6, 7]).observations)
+    assert not np.array_equal(vec.reset(), first)  # the seeds were used up
+    assert vec.seed() == [None, None, None]
+
+    walk = to_sb3(masked_vec(2))
+    walk.set_options({"level": 1})
+    walk.reset()
+    assert [info["options"] for info in walk.reset_infos] == [{"level": 1}] * 2
+    walk.set_options([{"level": 2}, {"level": 3}])
+    walk.reset()
+    assert [info["options"] for info in walk.reset_infos] == [{"level": 2}, {"level": 3}]
+    walk.reset()
+    assert [info["options"] for info in walk.reset_infos] == [None, None]
+
+
+@needs_sb3
+def test_get_attr_set_attr_env_method() -> None:
+    vec = to_sb3(masked_vec(3))
+    vec.reset()
+    assert vec.get_attr("limit") == [20, 20, 20]
+    assert vec.get_attr("limit", indices=[0, 2]) == [20, 20]
+    assert vec.get_attr("render_mode") == [None, None, None]
+    with pytest.raises(AttributeError):
+        vec.get_attr("no_such_attribute")
+    vec.set_attr("limit", 7)
+    assert vec.venv.get_attr("limit") == [7, 7, 7]
+    vec.set_attr("limit", [1, 2], indices=1)  # one value per selected env, even a list
+    assert vec.venv.get_attr("limit") == [7, [1, 2], 7]
+    assert vec.env_method("action_mask", indices=[2])[0].tolist() == [True, True, True, False]
+    results = vec.env_method("reset", seed=3, options={"x": 1}, indices=0)
+    assert results[0].info == {"options": {"x": 1}, "start": results[0].info["start"]}
+    all_results = vec.env_method("reset", seed=3)
+    assert len(all_results) == 3 and all_results[0].info["options"] is None
+    assert vec.env_method("limit") == [7, [1, 2], 7]  # non-callables are returned
+
+    native = to_sb3(sekai.make_vec("MarketMaking-v0", 2))
+    native.reset()
+    assert native.get_attr("sigma") == [2.0, 2.0]
+    with pytest.raises(NotImplementedError, match="subset"):
+        native.env_method("avellaneda_stoikov_action", indices=[0])
+    with pytest.raises(NotImplementedError, match="subset"):
+        native.set_attr("sigma", 1.0, indices=[0])
+    native.set_attr("sigma", 1.5)
+    assert native.get_attr("sigma") == [1.5, 1.5]
+    quotes = native.env_method("avellaneda_stoikov_action")
+    assert len(quotes) == 2 and quotes[0].shape == (2,)
+
+
+@needs_sb3
+def test_env_is_wrapped() -> None:
+    from stable_baselines3.common.monitor import Monitor
+
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 2))  # make() adds a TimeLimit
+    assert vec.env_is_wrapped(TimeLimit) == [True, True]
+    assert vec.env_is_wrapped(Monitor, indices=[1]) == [False]
+    native = to_sb3(sekai.make_vec("MarketMaking-v0", 2))
+    assert native.env_is_wrapped(TimeLimit) == [False, False]
+
+
+@needs_sb3
+def test_action_masks() -> None:
+    vec = to_sb3(masked_vec(2))
+    vec.reset()
+    masks = vec.action_masks()
+    assert masks.dtype == np.bool_ and masks.shape == (2, 4)
+    assert not masks[:, 3].any()
+    getters = vec.get_attr("action_masks")
+    np.testing.assert_array_equal(getters[1](), masks[1])
+    rows = vec.env_method("action_masks", indices=[1])
+    np.testing.assert_array_equal(rows[0], masks[1])
+
+    plain = to_sb3(sekai.make_vec("CartPole-v1", 2))
+    with pytest.raises(AttributeError, match="action_mask"):
+        plain.action_masks()
+    with pytest.raises(AttributeError):
+        plain.get_attr("action_masks")
+
+
+@needs_sb3
+@needs_contrib
+def test_sb3_contrib_mask_helpers() -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    vec = to_sb3(masked_vec(3))
+    vec.reset()
+    assert is_masking_supported(vec)
+    assert get_action_masks(vec).shape == (3, 4)
+    assert not is_masking_supported(to_sb3(sekai.make_vec("CartPole-v1", 2)))
+
+
+@needs_sb3
+def test_vec_monitor_and_a_short_ppo_run() -> None:
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    torch.set_num_threads(1)
+    vec = VecMonitor(to_sb3(sekai.make_vec("CartPole-v1", 4)))
+    model = PPO("MlpPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=128)
+    assert model.num_timesteps == 128
+    assert len(model.ep_info_buffer) > 0  # VecMonitor saw finished episodes
+    vec.close()
+
+
+@needs_sb3
+@pytest.mark.parametrize(
+    "env_id",
+    ["CartPole-v1", "Pendulum-v1", "Acrobot-v1", "MarketMaking-v0", "OptimalExecution-v0"],
+)
+def test_sb3_check_env_on_to_gymnasium(env_id: str) -> None:
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(to_gymnasium(sekai.make(env_id)), warn=False, skip_render_check=True)
+
+
+@needs_sb3
+def test_sb3_check_env_on_a_masked_dict_env() -> None:
+    from stable_baselines3.common.env_checker import check_env
+
+    env = to_gymnasium(MaskedWalk(strict=False))  # the checker ignores masks
+    check_env(env, warn=False, skip_render_check=True)
+    env.reset(seed=0)
+    assert env.action_masks().tolist() == [True, True, True, False]
+
+
+# --------------------------------------------------------------------- gymnasium → sekai
+
+
+def test_vector_infos_to_list() -> None:
+    infos = {
+        "a": np.array([1.5, 2.5, 3.5]),
+        "_a": np.array([True, False, True]),
+        "b": np.array([[1, 2], [3, 4], [5, 6]]),
+        "t": np.array(["2024-01-01", "2024-01-02", "2024-01-03"], dtype="datetime64[D]"),
+        "episode": {"r": np.array([0.0, 7.0, 0.0]), "_r": np.array([False, True, False])},
+        "_episode": np.array([False, True, False]),
+        "shared": 7,
+    }
+    result = vector_infos_to_list(infos, 3)
+    assert result[0]["a"] == 1.5 and type(result[0]["a"]) is float
+    assert "a" not in result[1] and "episode" not in result[0]
+    assert result[1]["episode"] == {"r": 7.0}
+    np.testing.assert_array_equal(result[2]["b"], [5, 6])
+    assert isinstance(result[0]["t"], np.datetime64)
+    assert [r["shared"] for r in result] == [7, 7, 7]
+    assert vector_infos_to_list({}, 2) == [{}, {}]
+
+
+def test_round_trip_on_gymnasium_make_vec() -> None:
+    gym_vec = gymnasium.make_vec("CartPole-v1", 4)  # CartPoleVectorEnv: next-step autoreset
+    vec = from_gymnasium_vector(gym_vec)
+    assert isinstance(vec, sekai.vector.VecEnv)
+    assert repr(vec) == "GymnasiumVectorToSekai(num_envs=4)"
+    assert vec.num_envs == len(vec) == 4
+    assert vec.observation_space == sekai.make("CartPole-v1").observation_space
+    assert vec.action_space == Discrete(2)
+    assert space_to_gymnasium(vec.observation_space) == gym_vec.single_observation_space
+    # it cannot reset single sub-envs, so autoreset falls back to freezing them
+    assert vec.autoreset is False and vec.autoreset_mode is AutoresetMode.NEXT_STEP
+    with pytest.raises(ValueError, match="cannot reset single sub-envs"):
+        from_gymnasium_vector(gymnasium.make_vec("CartPole-v1", 2), autoreset=True)
+    first = vec.reset(seed=0)
+    assert first.observations.shape == (4, 4) and first.infos == [{}] * 4
+    np.testing.assert_array_equal(first.observations, gym_vec.reset(seed=0)[0])
+    vec.reset(seed=0)
+    actions = np.array([0, 1, 0, 1])
+    returns = np.zeros(4)
+    finals: dict[int, np.ndarray] = {}
+    for _ in range(40):
+        result = vec.step(actions)
+        returns += result.rewards
+        assert result.rewards.dtype == np.float64
+        for i in np.flatnonzero(result.dones):
+            finals.setdefault(int(i), result.observations[i].copy())
+            np.testing.assert_array_equal(result.observations[i], finals[int(i)])
+    assert set(finals) == {0, 1, 2, 3}
+    assert (returns < 40).all()  # frozen sub-envs score 0
+    assert result.infos == [{}] * 4
+    vec.close()
+    vec.close()
+    with pytest.raises(VecEnvClosed):
+        vec.step(actions)
+
+    # and back: the sekai VecEnv of a sync gymnasium vector env trains in SB3's format
+    if importlib.util.find_spec("stable_baselines3") is not None:
+        sb3_vec = to_sb3(
+            from_gymnasium_vector(gymnasium.make_vec("CartPole-v1", 4, vectorization_mode="sync"))
+        )
+        sb3_vec.reset()
+        for _ in range(30):
+            obs, _, dones, infos = sb3_vec.step(np.zeros(4, dtype=np.int64))
+            for i in np.flatnonzero(dones):
+                assert abs(infos[i]["terminal_observation"][2]) > 0.2  # the pole fell
+                assert abs(obs[i][2]) < 0.06  # a fresh episode
+        sb3_vec.close()
+
+
+def _gym_sync(mode: AutoresetMode, n: int = 4) -> Any:
+    return gymnasium.make_vec(
+        "CartPole-v1", n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}
+    )
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+@pytest.mark.parametrize("autoreset", [True, False])
+def test_matches_a_sekai_sync_vec_env(mode: AutoresetMode, autoreset: bool) -> None:
+    n = 4
+    vec = from_gymnasium_vector(_gym_sync(mode, n), autoreset=autoreset)
+    assert vec.autoreset is autoreset
+    twin = SyncVecEnv(
+        [lambda: from_gymnasium(gymnasium.make("CartPole-v1")) for _ in range(n)],
+        autoreset=autoreset,
+    )
+    seeds = [10, 20, 30, 40]
+    a, b = vec.reset(seed=seeds), twin.reset(seed=seeds)
+    np.testing.assert_array_equal(a.observations, b.observations)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(150):
+        actions = rng.integers(0, 2, n)
+        a, b = vec.step(actions), twin.step(actions)
+        np.testing.assert_array_equal(a.observations, b.observations)
+        np.testing.assert_array_equal(a.rewards, b.rewards)
+        np.testing.assert_array_equal(a.terminated, b.terminated)
+        np.testing.assert_array_equal(a.truncated, b.truncated)
+        for x, y in zip(a.infos, b.infos, strict=True):
+            assert x.keys() == y.keys()
+            if "final_observation" in x:
+                finished += 1
+                np.testing.assert_array_equal(x["final_observation"], y["final_observation"])
+                assert x["final_info"] == y["final_info"]
+                assert x["reset_info"] == y["reset_info"]
+    assert finished > 0 if autoreset else finished == 0
+    if not autoreset:
+        assert a.dones.all()  # every sub-env froze
+    vec.close()
+
+
+def test_sekai_seed_and_options_rules() -> None:
+    vec = from_gymnasium_vector(_gym_sync(AutoresetMode.SAME_STEP, 2))
+    with pytest.raises(ValueError, match="list of 3"):
+        vec.reset(seed=[1, 2, 3])
+    with pytest.raises(TypeError, match="Generator"):
+        vec.reset(seed=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="one options dict"):
+        vec.reset(options=[{}, {}])
+    # an int seed is gymnasium's: sub-env i gets seed + i
+    gym_twin = _gym_sync(AutoresetMode.SAME_STEP, 2)
+    np.testing.assert_array_equal(
+        vec.reset(seed=np.int64(3)).observations, gym_twin.reset(seed=3)[0]
+    )
+    # an all-None list keeps the streams going, like seed=None
+    assert vec.reset(seed=[None, None]).observations.shape == (2, 4)
+
+
+def test_call_get_attr_set_attr() -> None:
+    vec = from_gymnasium_vector(_gym_sync(AutoresetMode.NEXT_STEP, 3))
+    vec.reset(seed=0)
+    assert vec.get_attr("gravity") == [9.8, 9.8, 9.8]
+    vec.set_attr("gravity", 5.0)
+    assert vec.get_attr("gravity") == [5.0, 5.0, 5.0]
+    vec.set_attr("gravity", [1.0, 2.0, 3.0])
+    assert vec.call("gravity") == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="num_envs=3"):
+        vec.set_attr("gravity", [1.0, 2.0])
+    assert vec.call("get_wrapper_attr", "gravity") == [1.0, 2.0, 3.0]
+
+    native = from_gymnasium_vector(gymnasium.make_vec("CartPole-v1", 2))
+    with pytest.raises(NotImplementedError, match="CartPoleVectorEnv has no call"):
+        native.call("get_wrapper_attr", "gravity")
+
+
+def test_rejects_non_vector_envs() -> None:
+    with pytest.raises(TypeError, match=r"gymnasium\.vector\.VectorEnv"):
+        from_gymnasium_vector(gymnasium.make("CartPole-v1"))
+
+
+@needs_sb3
+def test_proc_vec_env_backend() -> None:
+    vec = to_sb3(sekai.make_vec("CartPole-v1", 2, vectorization_mode="proc"))
+    try:
+        assert vec.render_mode is None  # the worker's AttributeError is recognised
+        with pytest.raises(AttributeError, match="action_mask"):
+            vec.action_masks()
+        with pytest.raises(NotImplementedError, match="subset"):
+            vec.env_method("reset", indices=[0])
+        assert vec.env_is_wrapped(TimeLimit) == [False, False]  # not visible across processes
+        obs = vec.reset()
+        assert obs.shape == (2, 4)
+        for _ in range(30):
+            obs, _, dones, infos = vec.step(np.zeros(2, dtype=np.int64))
+            for i in np.flatnonzero(dones):
+                assert infos[i]["terminal_observation"].shape == (4,)
+        assert vec.get_attr("spec")[0].id == "CartPole-v1"
+    finally:
+        vec.close()
+
+
+def test_async_gymnasium_vector_env_resets_single_sub_envs() -> None:
+    gym_vec = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="async")
+    vec = from_gymnasium_vector(gym_vec)
+    twin = from_gymnasium_vector(_gym_sync(AutoresetMode.NEXT_STEP, 2))
+    try:
+        assert vec.autoreset is True
+        np.testing.assert_array_equal(
+            vec.reset(seed=[1, 2]).observations, twin.reset(seed=[1, 2]).observations
+        )
+        for _ in range(40):
+            a, b = vec.step(np.array([0, 1])), twin.step(np.array([0, 1]))
+            np.testing.assert_array_equal(a.observations, b.observations)
+            assert [("final_observation" in x) for x in a.infos] == [
+                ("final_observation" in y) for y in b.infos
+            ]
+    finally:
+        vec.close()
+        twin.close()
