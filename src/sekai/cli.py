@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 import time
@@ -83,7 +84,12 @@ def _import_modules(modules: Sequence[str]) -> None:
     if modules and os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     for name in modules:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            if exc.name is None:  # raised by hand in the module: name the module itself
+                exc.name = name
+            raise
 
 
 def _list(namespace: str | None) -> int:
@@ -164,10 +170,12 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         closer: Callable[[], None] = vec.close
-        vec.reset(seed=args.seed)
-        vec.batch_action_space.seed(args.seed)
         sample = vec.batch_action_space.sample
         label = f"{type(vec).__name__} x{args.num_envs}"
+
+        def start() -> None:
+            vec.reset(seed=args.seed)
+            vec.batch_action_space.seed(args.seed)
 
         def step() -> Any:
             return vec.step(sample())
@@ -175,33 +183,34 @@ def _bench(args: argparse.Namespace) -> int:
     else:
         env = sekai.make(args.env_id)
         closer = env.close
-        env.reset(seed=args.seed)
-        env.action_space.seed(args.seed)
         env_sample = env.action_space.sample
         label = "single env"
+
+        def start() -> None:
+            env.reset(seed=args.seed)
+            env.action_space.seed(args.seed)
 
         def step() -> Any:
             if env.step(env_sample()).done:
                 env.reset()
 
     try:
+        start()
         for _ in range(warmup):
             step()
         chunk = max(steps // 100, 1)
-        start = time.perf_counter()
+        began = time.perf_counter()
         for done in range(steps):
             step()
             if done % chunk == 0:
                 _progress(args.env_id, done, steps)
-        elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - began
         _progress(args.env_id, steps, steps)
     finally:
         closer()
     total = steps * args.num_envs
-    print(
-        f"{args.env_id} [{label}]: {total:,} env steps in {elapsed:.2f}s "
-        f"= {total / elapsed:,.0f} steps/s"
-    )
+    rate = total / elapsed if elapsed > 0 else math.inf
+    print(f"{args.env_id} [{label}]: {total:,} env steps in {elapsed:.2f}s = {rate:,.0f} steps/s")
     return 0
 
 

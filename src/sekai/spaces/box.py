@@ -184,6 +184,14 @@ class Box(Space[NDArray[Any]]):
         self._low_finite = np.isfinite(low_arr) if dt.kind == "f" else np.ones(shp, dtype=bool)
         self._high_finite = np.isfinite(high_arr) if dt.kind == "f" else np.ones(shp, dtype=bool)
         self._bounded = bool(self._low_finite.all() and self._high_finite.all())
+        # Sampling groups of a partly unbounded float Box: (bounded, low only, high only, neither).
+        self._groups = (
+            self._low_finite & self._high_finite,
+            self._low_finite & ~self._high_finite,
+            ~self._low_finite & self._high_finite,
+            ~self._low_finite & ~self._high_finite,
+        )
+        self._group_sizes = tuple(int(g.sum()) for g in self._groups)
         # Uniform bounds are sampled from scalars, which numpy handles much faster.
         self._sample_low = _collapse(low_arr)
         self._sample_high = _collapse(high_arr)
@@ -246,16 +254,20 @@ class Box(Space[NDArray[Any]]):
         return np.where(flags == 0, self._zero, out)
 
     def _sample_unbounded(self, rng: np.random.Generator) -> NDArray[Any]:
-        lf, hf = self._low_finite, self._high_finite
+        # Draw order: uniforms, then exponentials (low only, high only), then normals.
+        both, low_only, high_only, neither = self._groups
+        n_both, n_low, n_high, n_neither = self._group_sizes
+        if n_neither == neither.size:
+            return rng.standard_normal(size=self._shape).astype(self._dtype)
         out = np.empty(self._shape, dtype=np.float64)
-        both = lf & hf
-        low_only = lf & ~hf
-        high_only = ~lf & hf
-        neither = ~lf & ~hf
-        out[both] = rng.uniform(self.low[both], self.high[both])
-        out[low_only] = self.low[low_only] + rng.exponential(size=int(low_only.sum()))
-        out[high_only] = self.high[high_only] - rng.exponential(size=int(high_only.sum()))
-        out[neither] = rng.standard_normal(size=int(neither.sum()))
+        if n_both:
+            out[both] = rng.uniform(self.low[both], self.high[both])
+        if n_low:
+            out[low_only] = self.low[low_only] + rng.exponential(size=n_low)
+        if n_high:
+            out[high_only] = self.high[high_only] - rng.exponential(size=n_high)
+        if n_neither:
+            out[neither] = rng.standard_normal(size=n_neither)
         return out.astype(self._dtype)
 
     def contains(self, x: Any) -> bool:

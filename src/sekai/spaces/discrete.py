@@ -59,8 +59,8 @@ class Discrete(Space[np.intp]):
                 if x.shape != () or x.dtype.kind not in "iu":
                     return False
                 x = x.item()
-            elif isinstance(x, np.integer):
-                x = int(x)
+            elif isinstance(x, np.integer) or (isinstance(x, int) and not isinstance(x, bool)):
+                x = int(x)  # numpy ints and int subclasses such as IntEnum members
             else:
                 return False
         return bool(self.start <= x < self.start + self.n)

@@ -173,18 +173,26 @@ def _unflatten_box(space: Box, x: Any) -> NDArray[Any]:
 
 
 def _unflatten_float_to_int(space: Box, arr: NDArray[np.float64]) -> NDArray[Any]:
-    """Round to the nearest integer and saturate at the exact bounds; NaN gives ``zero()``."""
+    """Round to the nearest integer and saturate at the exact bounds; NaN gives ``zero()``.
+
+    Rounded values inside the dtype's range convert to it exactly and are clipped there, so a
+    bound that float64 cannot represent (e.g. ``2**53 + 1``) is never compared in floating point.
+    """
+    dtype = space.dtype
+    info = np.iinfo(dtype)
+    # Both limits are 0 or powers of two, hence exact in float64.
+    dtype_low = float(info.min)
+    dtype_end = 2.0 ** (info.bits - 1 if info.min < 0 else info.bits)
     rounded = np.rint(arr)
-    low_f = space.low.astype(np.float64)
-    high_f = space.high.astype(np.float64)
-    below = rounded <= low_f
-    above = rounded >= high_f
     nan = np.isnan(rounded)
-    inside = ~(below | above | nan)
-    out = np.where(inside, rounded, 0.0).astype(space.dtype)
-    out = np.where(below, space.low, out)
-    out = np.where(above, space.high, out)
-    return np.asarray(np.where(nan, space.zero(), out), dtype=space.dtype)
+    under = rounded < dtype_low
+    over = rounded >= dtype_end
+    inside = ~(nan | under | over)
+    ints = np.where(inside, rounded, 0.0).astype(dtype)
+    out = np.clip(ints, space.low, space.high)
+    out = np.where(under, space.low, out)
+    out = np.where(over, space.high, out)
+    return np.asarray(np.where(nan, space.zero(), out), dtype=dtype)
 
 
 @unflatten.register
@@ -235,11 +243,11 @@ def flatten_space(space: Space[Any]) -> Box:
 
 @flatten_space.register
 def _flatten_space_box(space: Box) -> Box:
-    return Box(
-        space.low.reshape(-1).astype(np.float32),
-        space.high.reshape(-1).astype(np.float32),
-        dtype=np.float32,
-    )
+    # Finite float64 bounds beyond float32's range become +-inf, as flatten's values do.
+    with np.errstate(over="ignore"):
+        low = space.low.reshape(-1).astype(np.float32)
+        high = space.high.reshape(-1).astype(np.float32)
+    return Box(low, high, dtype=np.float32)
 
 
 @flatten_space.register(Discrete)
@@ -372,6 +380,7 @@ def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
 
 
 def _iterate_composite(space: Dict | Tuple, batch: Any) -> Iterator[Any]:
+    """Check the batch now (errors surface on the call), then yield its rows lazily."""
     children = _children(space)
     columns: list[list[Any] | None] = [
         list(iterate(sub, value)) if holds_data(sub) else None
@@ -390,6 +399,12 @@ def _iterate_composite(space: Dict | Tuple, batch: Any) -> Iterator[Any]:
         None if col is not None else zero_sample(sub)
         for sub, col in zip(children, columns, strict=True)
     ]
+    return _iterate_rows(space, columns, fillers, count)
+
+
+def _iterate_rows(
+    space: Dict | Tuple, columns: list[list[Any] | None], fillers: list[Any], count: int
+) -> Iterator[Any]:
     for i in range(count):
         yield _rebuild(
             space,
@@ -493,9 +508,8 @@ def space_from_jsonable(data: Mapping[str, Any]) -> Space[Any]:
     """Rebuild a space from ``to_jsonable()`` output, dispatching on ``data["type"]``."""
     if not isinstance(data, Mapping):
         raise TypeError(f"space_from_jsonable expects a mapping, got {data!r}.")
-    cls = _SPACE_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type")
+    cls = _SPACE_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(
-            f"Unknown space type {data.get('type')!r}; known types: {sorted(_SPACE_TYPES)}."
-        )
+        raise ValueError(f"Unknown space type {kind!r}; known types: {sorted(_SPACE_TYPES)}.")
     return cls.from_jsonable(dict(data))

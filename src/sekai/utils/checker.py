@@ -251,7 +251,7 @@ class _Checker:
         obs = result.observation
         saved = self.snapshot(obs)
         mutation_seen = overwrite_seen = False
-        infinite = steps = 0
+        infinite = 0
         for i in range(self.n_steps):
             try:
                 action = self.sample(self.action_space)
@@ -272,7 +272,6 @@ class _Checker:
             except Exception as exc:
                 self.error(f"step() raised {type(exc).__name__} at step {i}: {exc}")
                 break
-            steps += 1
             where = f"step() at step {i}"
             if self.malformed(step, _STEP_FIELDS, where):
                 break
@@ -310,7 +309,7 @@ class _Checker:
             self.note_obs(obs, where, "resets")
             self.check_info(result.info, where, "resets")
         if infinite:
-            self.warning(f"Encountered {infinite} infinite reward(s) during {steps} steps.")
+            self.warning(f"Encountered {infinite} infinite reward(s) during {self.n_steps} steps.")
         return True
 
     def check_step_values(self, step: Any, i: int) -> int:

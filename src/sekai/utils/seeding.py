@@ -17,9 +17,7 @@ def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
     if isinstance(seed, np.random.Generator):
         return seed, -1
     if seed is None:
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)
-        seed = entropy
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
     elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}.")
     else:

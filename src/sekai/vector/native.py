@@ -377,15 +377,18 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
 
     # -- reset / step --------------------------------------------------------------------------
 
-    def _entropy(self, seed: Any) -> int:
-        """One entry of a seed list as an int (None and Generators give a draw)."""
-        if seed is None:
-            return int(self.rng.integers(2**63))
-        if isinstance(seed, np.random.Generator):
-            return int(seed.integers(2**63))
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"seed list entries must be ints, None or Generators, got {seed!r}.")
-        return int(seed)
+    @staticmethod
+    def _seed_entry(seed: Any) -> int:
+        """An int entry of a seed list, validated like a sub-env's seed (``np_random``)."""
+        if (
+            isinstance(seed, (int, np.integer))
+            and not isinstance(seed, (bool, np.bool_))
+            and seed >= 0
+        ):
+            return int(seed)
+        # Anything else goes through np_random, which a SyncVecEnv's sub-env uses for the same
+        # entry: it accepts or rejects it (with the same exception) exactly as they would.
+        return np_random(seed)[1]
 
     def _seed(self, seed: Any) -> None:
         if seed is None:
@@ -400,7 +403,16 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
                 )
             if all(s is None for s in seed):
                 return
-            self.rng = np.random.default_rng([self._entropy(s) for s in seed])
+            # Validate every entry before drawing anything, so a bad list leaves rng untouched.
+            ints = [
+                None if s is None or isinstance(s, np.random.Generator) else self._seed_entry(s)
+                for s in seed
+            ]
+            entropy = [
+                value if value is not None else int((self.rng if s is None else s).integers(2**63))
+                for s, value in zip(seed, ints, strict=True)
+            ]
+            self.rng = np.random.default_rng(entropy)
             return
         self._rng, self._rng_seed = np_random(int(seed))
 
@@ -417,15 +429,16 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
         self._reset_envs(self._all, opts)
         self._elapsed[:] = 0
         self._needs_reset = False
+        observations = self._observe()
         arrays = _check_info_arrays(self._reset_infos(self._all), self.num_envs)
-        return VecResetResult(self._observe(), LazyInfos(self.num_envs, arrays))
+        return VecResetResult(observations, LazyInfos(self.num_envs, arrays))
 
     def _hold_frozen_actions(self, actions: Any) -> Any:
         """Give frozen sub-envs their last action again (numeric arrays only); remember them."""
         n = self.num_envs
         if not (
             isinstance(actions, np.ndarray)
-            and actions.dtype.kind in "biuf"
+            and actions.dtype.kind in "biufc"
             and actions.ndim
             and actions.shape[0] == n
         ):

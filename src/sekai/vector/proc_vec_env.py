@@ -232,6 +232,16 @@ def _picklable(obj: Any) -> bool:
     return True
 
 
+def _pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
+    """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
+    try:
+        return cloudpickle.dumps(fns, _PROTOCOL)
+    except TypeError:
+        raise
+    except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
+        raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
+
+
 def _worker_main(conn: Connection, payload: bytes, first: int, autoreset: bool) -> None:
     """Entry point of a worker process: ``payload`` pickles the factories of its sub-envs."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -280,7 +290,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
             resource_tracker.ensure_running()
         try:
             for k, group in enumerate(self._groups):
-                self._start_worker(ctx, k, cloudpickle.dumps([fns[i] for i in group], _PROTOCOL))
+                self._start_worker(ctx, k, _pickle_factories([fns[i] for i in group]))
             self.observation_space, self.action_space = self._gather(0)[0]
             usable = supports_shared_memory(self.observation_space)
             if shared_memory and not usable:
@@ -391,7 +401,9 @@ class ProcVecEnv(VecEnv[Any, Any]):
                 messages = [_frame(seq, _dumps((command, payloads[0])))] * self.num_workers
             else:
                 messages = [_frame(seq, _dumps((command, payload))) for payload in payloads]
-        except pickle.PicklingError as exc:
+        except TypeError:
+            raise
+        except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
             raise TypeError(f"Cannot pickle the {command} payload for the workers: {exc}") from exc
         for w, message in enumerate(messages):
             try:

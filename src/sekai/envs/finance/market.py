@@ -28,6 +28,7 @@ __all__ = [
     "WindowedEnv",
     "check_cost_inputs",
     "choose_start",
+    "cost_model_of",
     "load_history",
     "random_correlation",
     "real_sequence",
@@ -173,6 +174,17 @@ def load_history(
     return public, History(public, window)
 
 
+def cost_model_of(transaction_cost: Any) -> CostModel:
+    """``as_cost_model(transaction_cost)``, its errors naming the ``transaction_cost`` argument."""
+    try:
+        return as_cost_model(transaction_cost)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(
+            f"transaction_cost must be a rate (a finite number >= 0) or a CostModel, "
+            f"got {transaction_cost!r}: {exc}"
+        ) from exc
+
+
 def resolve_dt(dt: Any, *, model: MarketModel | None, history: History | None) -> float:
     """Years per step: ``dt``, else ``model.dt``, else ``1/periods_per_year``, else 1/252."""
     if dt is not None:
@@ -241,7 +253,7 @@ class WindowedEnv(Env[Any, Any]):
         )
         self.model: MarketModel | None = model
         self.transaction_cost = transaction_cost
-        self.cost_model: CostModel = as_cost_model(transaction_cost)
+        self.cost_model: CostModel = cost_model_of(transaction_cost)
         check_cost_inputs(self.cost_model, self._history, self._lookback)
         self.capital = check_float(capital, "capital", low=0.0, low_open=True)
         self.dt = resolve_dt(dt, model=model, history=self._history)

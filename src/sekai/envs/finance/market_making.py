@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Sequence
 from typing import Any, ClassVar, overload
 
 import numpy as np
@@ -181,14 +183,20 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     def fill_probability(self, offset: float) -> float: ...
 
     @overload
-    def fill_probability(self, offset: NDArray[Any]) -> NDArray[np.float64]: ...
+    def fill_probability(self, offset: NDArray[Any] | Sequence[float]) -> NDArray[np.float64]: ...
 
-    def fill_probability(self, offset: float | NDArray[Any]) -> float | NDArray[np.float64]:
-        """Probability that a quote ``offset`` away from the mid fills in one step."""
-        if isinstance(offset, np.ndarray):
-            result: NDArray[np.float64] = 1.0 - np.exp(-self.A * np.exp(-self.k * offset) * self.dt)
-            return result
-        return 1.0 - _exp(-self.A * _exp(-self.k * offset) * self.dt)
+    def fill_probability(
+        self, offset: float | NDArray[Any] | Sequence[float]
+    ) -> float | NDArray[np.float64]:
+        """Probability that a quote ``offset`` away from the mid fills in one step.
+
+        A real number gives a float; an array or a sequence of offsets an array.
+        """
+        if isinstance(offset, numbers.Real) and not isinstance(offset, np.ndarray):
+            return 1.0 - _exp(-self.A * _exp(-self.k * float(offset)) * self.dt)
+        offsets = np.asarray(offset, dtype=np.float64)
+        result: NDArray[np.float64] = 1.0 - np.exp(-self.A * np.exp(-self.k * offsets) * self.dt)
+        return result
 
     def avellaneda_stoikov_action(self) -> NDArray[np.float32]:
         """Avellaneda-Stoikov quote distances ``(bid, ask)`` for the current state."""

@@ -114,10 +114,13 @@ class PortfolioEnv(WindowedEnv):
     def action_to_weights(self, action: Any) -> NDArray[np.float64]:
         """Target weights ``(n+1,)`` (cash last) of an action; bad shape or NaN -> InvalidAction."""
         try:
-            scores = np.asarray(action, dtype=np.float64)
+            array = np.asarray(action)
         except (TypeError, ValueError) as exc:
             raise InvalidAction(action, self.action_space) from exc
-        if scores.shape != self.action_space.shape or not np.isfinite(scores).all():
+        if array.shape != self.action_space.shape or array.dtype.kind not in "iuf":
+            raise InvalidAction(action, self.action_space)
+        scores = array.astype(np.float64)
+        if not np.isfinite(scores).all():
             raise InvalidAction(action, self.action_space)
         if not self.allow_short:
             scores = np.maximum(scores, 0.0)

@@ -22,7 +22,7 @@ from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import SNAP, OptimalExecutionEnv
 from sekai.envs.finance.portfolio import PortfolioEnv, cash_weights
 from sekai.envs.finance.trading import TradingEnv
-from sekai.error import InvalidAction
+from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import StepOutcome
 from sekai.finance.simulators import GBM
 from sekai.vector.native import NativeVecEnv, shared
@@ -555,6 +555,7 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
         self._path_rows = np.arange(n) * window + template.lookback
         history = template._history
         self._samplers = None if history is None else [template.sampler.spawn() for _ in range(n)]
+        self._started = False
 
     def _asset_shape(self) -> tuple[int, ...]:
         """Trailing shape of one price row: ``()`` or ``(n_assets,)``."""
@@ -599,6 +600,7 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
         self._log_returns[indices] = log_returns
         self._log_returns32[indices] = log_returns32
         self._t = _replaced(self._t, indices, 0)
+        self._started = True
         if len(indices) == self.num_envs:
             template.reward_fn.reset()
         else:
@@ -643,14 +645,21 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
                 context["spread"] = spread[row]
         return context
 
+    def _check_started(self) -> None:
+        """``ResetRequired`` before the first ``reset()`` (no episode windows yet)."""
+        if not self._started:
+            raise ResetRequired("This needs an episode: call reset() first.")
+
     @property
     def timestamp(self) -> NDArray[Any]:
         """Time of each sub-env's decision row: data timestamps, or step indices if simulated."""
+        self._check_started()
         return self._timestamps(self._t)
 
     @property
     def price_history(self) -> NDArray[np.object_]:
         """Object array of each sub-env's prices up to its decision row (copies)."""
+        self._check_started()
         result = np.empty(self.num_envs, dtype=object)
         stop = self.template.lookback + 1
         for i, t in enumerate(self._t.tolist()):
@@ -698,6 +707,7 @@ class TradingVecEnv(_WindowVecEnv[TradingEnv]):
     @property
     def price(self) -> NDArray[np.float64]:
         """Price at each sub-env's decision row."""
+        self._check_started()
         return self._paths.reshape(-1).take(self._path_rows + self._t)
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
