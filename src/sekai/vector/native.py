@@ -17,9 +17,15 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.rng import SeededRNG
 from sekai.error import ResetRequired, VecEnvClosed
+from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
+from sekai.spaces.discrete import Discrete
+from sekai.spaces.multi_binary import MultiBinary
+from sekai.spaces.multi_discrete import MultiDiscrete
+from sekai.spaces.sequence import holds_data
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
+from sekai.spaces.utils import iterate
 from sekai.utils.seeding import np_random
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import GENERATOR_SEED_ERROR, VecEnv, per_env_values, resolve_options
@@ -49,6 +55,77 @@ def take_index(space: Space[Any], batch: Any, index: int) -> Any:
         )
     row = batch[index]
     return row.copy() if isinstance(row, np.ndarray) else copy.deepcopy(row)
+
+
+_ARRAY_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
+
+
+def _array_batch(space: Space[Any], batch: Any) -> bool:
+    """Whether ``batch`` is a batch of ``space`` with an array (ndim >= 1) on every leaf.
+
+    Leaves must be spaces that ``concatenate`` stacks into one array, so that fancy-indexing
+    the batch gives exactly the stack of its rows (Dict, MaskedBox included, and Tuple recurse).
+    """
+    if isinstance(space, Dict):
+        return isinstance(batch, Mapping) and all(
+            key in batch and _array_batch(sub, batch[key]) for key, sub in space.spaces.items()
+        )
+    if isinstance(space, Tuple):
+        return (
+            isinstance(batch, tuple)
+            and len(batch) == len(space.spaces)
+            and all(_array_batch(sub, part) for sub, part in zip(space.spaces, batch, strict=True))
+        )
+    return isinstance(space, _ARRAY_SPACES) and isinstance(batch, np.ndarray) and batch.ndim >= 1
+
+
+def _array_space(space: Space[Any]) -> bool:
+    """Whether every leaf of ``space`` (through Dict / Tuple) is an array space."""
+    if isinstance(space, Dict):
+        return all(_array_space(sub) for sub in space.spaces.values())
+    if isinstance(space, Tuple):
+        return all(_array_space(sub) for sub in space.spaces)
+    return isinstance(space, _ARRAY_SPACES)
+
+
+def _take_rows(space: Space[Any], batch: Any, indices: NDArray[np.intp]) -> Any:
+    """The sub-batch of rows ``indices`` of an ``_array_batch`` (new arrays, same dtypes)."""
+    if isinstance(space, Dict):
+        return {key: _take_rows(sub, batch[key], indices) for key, sub in space.spaces.items()}
+    if isinstance(space, Tuple):
+        return tuple(
+            _take_rows(sub, part, indices) for sub, part in zip(space.spaces, batch, strict=True)
+        )
+    return batch[indices]
+
+
+def _has_rows(space: Space[Any], batch: Any, count: int) -> bool:
+    """Whether ``iterate(space, batch)`` yields ``count`` rows split off arrays.
+
+    Follows ``iterate``: a Dict (Tuple) space with a mapping (tuple) batch splits the children
+    holding data; anything else is iterated as is, which must then be an array of ``count``.
+    """
+    if isinstance(space, Dict) and isinstance(batch, Mapping):
+        children = [(sub, batch.get(key)) for key, sub in space.spaces.items()]
+    elif isinstance(space, Tuple) and isinstance(batch, tuple):
+        if len(batch) != len(space.spaces):
+            return False
+        children = list(zip(space.spaces, batch, strict=True))
+    else:
+        return isinstance(batch, np.ndarray) and batch.ndim >= 1 and len(batch) == count
+    data = [(sub, part) for sub, part in children if holds_data(sub)]
+    return bool(data) and all(_has_rows(sub, part, count) for sub, part in data)
+
+
+def _own(row: Any) -> Any:
+    """``row`` with its arrays copied, so that it shares no memory with the batch it came from."""
+    if isinstance(row, np.ndarray):
+        return row.copy()
+    if type(row) is dict:
+        return {key: _own(value) for key, value in row.items()}
+    if type(row) is tuple:
+        return tuple(_own(value) for value in row)
+    return copy.deepcopy(row)
 
 
 def _where_rows(space: Space[Any], mask: NDArray[np.bool_], a: Any, b: Any) -> Any:
@@ -135,6 +212,12 @@ class LazyInfos(list[dict[str, Any]]):
     * ``_column(key)``: one key for every sub-env as an array, or None.
     * ``_set_entries(key, indices, values)``: set ``infos[i][key]`` for the given sub-envs.
     * ``_map_final_observations(fn)``: replace each ``final_observation`` by ``fn(obs)``, now.
+    * ``_map_final_batch(fn, space)``: the same with ``fn`` applied once to the terminal
+      rows as one batch (its rows, of ``space``, split off on read); False where it can't.
+
+    The terminal observations are held as a batch until read: first the step's whole batch
+    (rows ``_final_indices``), after a ``_map_final_batch`` only those rows
+    (``_final_compact``); ``_final_rows`` holds them once split into rows.
     """
 
     __slots__ = (
@@ -143,6 +226,7 @@ class LazyInfos(list[dict[str, Any]]):
         "_empty",
         "_filled",
         "_final_batch",
+        "_final_compact",
         "_final_indices",
         "_final_rows",
         "_n",
@@ -166,13 +250,18 @@ class LazyInfos(list[dict[str, Any]]):
         self._filled = False
         self._added: list[tuple[str, list[int], list[Any]]] = []
         self._final_rows: list[Any] | None = None
+        self._final_compact = False
         self._final_indices, self._final_batch, self._space, self._reset_arrays = final or _NO_FINAL
 
     def _terminal_rows(self) -> list[Any]:
         if self._final_rows is None:
             space, batch = self._space, self._final_batch
             assert space is not None
-            self._final_rows = [take_index(space, batch, i) for i in self._final_indices.tolist()]
+            if self._final_compact:
+                self._final_rows = [_own(row) for row in iterate(space, batch)]
+            else:
+                indices = self._final_indices.tolist()
+                self._final_rows = [take_index(space, batch, i) for i in indices]
         return self._final_rows
 
     def _fill(self) -> None:
@@ -226,6 +315,36 @@ class LazyInfos(list[dict[str, Any]]):
                     info["final_observation"] = fn(info["final_observation"])
         elif len(self._final_indices):
             self._final_rows = [fn(row) for row in self._terminal_rows()]
+
+    def _map_final_batch(self, fn: Callable[[Any], Any], space: Space[Any]) -> bool:
+        """Replace the terminal observations by ``fn(batch)`` of them, a batch of ``space``.
+
+        ``fn`` is called once, now, with the terminal rows (in ``_final_indices`` order) as one
+        batch, and each ``final_observation`` becomes, on read, its own copy of a row of the
+        result (split by ``iterate(space, ...)``). ``fn`` must transform each row on its own.
+
+        Returns False, having changed nothing, where ``_map_final_observations`` must be used
+        instead: the dicts or the rows are already built, the batch or ``space`` is not made
+        of array spaces, or ``fn``'s result does not split into one row per terminal
+        observation (``fn`` was then called, its result dropped).
+        """
+        if self._filled or self._final_rows is not None:
+            return False
+        count = len(self._final_indices)
+        if not count:
+            return True
+        held, batch = self._space, self._final_batch
+        if held is None:
+            return False
+        if not (_array_space(space) and _array_batch(held, batch)):
+            return False
+        if not self._final_compact:
+            batch = _take_rows(held, batch, self._final_indices)
+        out = fn(batch)
+        if not _has_rows(space, out, count):
+            return False
+        self._final_batch, self._space, self._final_compact = out, space, True
+        return True
 
     def __len__(self) -> int:
         return list.__len__(self) if self._filled else self._n

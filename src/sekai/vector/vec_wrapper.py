@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import weakref
 from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
@@ -141,11 +142,34 @@ def set_info_entries(
     return infos
 
 
+_BATCHED_FINAL: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+
+
+def _batched_final(cls: type[VecObservationWrapper[Any, Any, Any]]) -> bool:
+    """Whether ``cls._final_observation_batch`` stands for its ``final_observation``.
+
+    True where the batched hook is defined by the class defining ``final_observation`` or by
+    a subclass of it; a subclass that overrides only ``final_observation`` is served per row.
+    """
+    known = _BATCHED_FINAL.get(cls)
+    if known is None:
+        mro = cls.__mro__
+        per_row = next(i for i, k in enumerate(mro) if "final_observation" in vars(k))
+        batched = next(
+            (i for i, k in enumerate(mro) if "_final_observation_batch" in vars(k)), len(mro)
+        )
+        known = _BATCHED_FINAL[cls] = batched <= per_row
+    return known
+
+
 class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
     """Transforms every batch of observations with ``observation()``.
 
     Each ``infos[i]["final_observation"]`` goes through ``final_observation()``, after the
-    step's batch.
+    step's batch. A subclass whose transform works row by row may also define
+    ``_final_observation_batch(batch)``: for a ``NativeVecEnv``'s infos, whose terminal
+    observations are still a batch, it then transforms them all in one call, where it stands
+    for ``final_observation`` (it is defined alongside it or in a subclass).
     """
 
     @abc.abstractmethod
@@ -157,6 +181,21 @@ class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
         batch = concatenate(self.venv.observation_space, [obs])
         return next(iter(iterate(self.observation_space, self.observation(batch))))
 
+    def _transform_final_observations(self, infos: LazyInfos) -> None:
+        """Transform ``infos``' terminal observations: as one batch where possible, else per row."""
+        if not (infos._filled or infos._final_indices.size):
+            return
+        if (
+            _batched_final(type(self))
+            and "final_observation" not in vars(self)
+            and infos._map_final_batch(
+                self._final_observation_batch,  # type: ignore[attr-defined]
+                self.observation_space,
+            )
+        ):
+            return
+        infos._map_final_observations(self.final_observation)
+
     def _wrap_reset(self, result: VecResetResult[Any]) -> VecResetResult[WObsType]:
         return VecResetResult(self.observation(result.observations), result.infos)
 
@@ -164,7 +203,7 @@ class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
         observations = self.observation(result.observations)
         infos = result.infos
         if isinstance(infos, LazyInfos):
-            infos._map_final_observations(self.final_observation)
+            self._transform_final_observations(infos)
         else:
             finals = [
                 i

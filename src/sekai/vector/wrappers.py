@@ -159,7 +159,7 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     An ``ObservationNormalizer`` over the single-env space (``normalizer``) updates once per
     batch (reset batches included) while ``update_running_mean``, so an ``"ewm"`` halflife
     counts vector steps. Terminal observations are normalised with the current statistics,
-    without updating them.
+    without updating them (a NativeVecEnv's all at once).
     """
 
     def __init__(
@@ -191,6 +191,10 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     def final_observation(self, obs: Any) -> Any:
         """A terminal observation normalised with the current statistics (no update)."""
         return self.normalizer._one(obs, False)
+
+    def _final_observation_batch(self, batch: Any) -> Any:
+        """A batch of terminal observations normalised as ``final_observation`` does each."""
+        return self.normalizer(batch, update=False)
 
     def state_dict(self) -> Any:
         """The statistics' state (see ``ObservationNormalizer.state_dict``)."""
