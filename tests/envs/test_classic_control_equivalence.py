@@ -372,3 +372,194 @@ def test_other_action_dtypes_match_gymnasium(cls: Any, env_id: str, dtype: Any) 
         action_seed=13,
     )
     assert counts["steps"] >= 200
+
+
+# --- MountainCarContinuous: the float fast path against gymnasium's NumPy-scalar promotion ----
+
+
+def _same_step(ours: Any, theirs: Any, action: Any, where: str, their_action: Any = None) -> Any:
+    """One step of each env; bit-identical observations, equal rewards (NaN too) and flags."""
+    result = ours.step(action)
+    their_action = action if their_action is None else their_action
+    their_obs, their_reward, their_term, their_trunc, _ = theirs.step(their_action)
+    obs = result.observation
+    assert obs.dtype == np.float32 and obs.shape == (2,), where
+    assert obs.tobytes() == their_obs.tobytes(), f"{where}: {obs!r} != {their_obs!r}"
+    reward = result.reward
+    assert type(reward) is float, where
+    assert reward == their_reward or (reward != reward and their_reward != their_reward), where
+    assert result.terminated is their_term and result.truncated is their_trunc is False, where
+    return obs
+
+
+def _f32_neighbours(value: float, ulps: int) -> list[float]:
+    """``value`` rounded to float32 and its float32 neighbours ``ulps`` steps either side."""
+    center = np.float32(value)
+    out, up, down = [center], center, center
+    for _ in range(ulps):
+        up, down = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(-np.inf))
+        out += [up, down]
+    return [float(x) for x in out] + [value]
+
+
+def test_continuous_mountain_car_many_long_episodes_match_gymnasium() -> None:
+    """>= 100k steps over many seeds: random, bang-bang and out-of-bound actions, both walls."""
+    ours, theirs = ContinuousMountainCarEnv(), _gym_env("MountainCarContinuous-v0")
+    rng = np.random.default_rng(123)
+    steps = 0
+    for seed in range(50):
+        options = None if seed % 3 else {"low": -1.15, "high": 0.55}
+        obs = ours.reset(seed=seed, options=options).observation
+        assert obs.tobytes() == theirs.reset(seed=seed, options=options)[0].tobytes()
+        scale = (1.0, 1.2, 4.0, 1e-3)[seed % 4]
+        noise = rng.uniform(-scale, scale, size=(2_100, 1)).astype(np.float32)
+        pump = np.float32((1.0, 1.0000001, 0.8, 50.0)[seed % 4])
+        for t in range(2_100):
+            if t % 7 == 3 or seed % 5 == 4:
+                action = noise[t]
+            else:  # energy pumping: reaches the goal, the right wall and the left wall
+                action = np.array([pump if obs[1] >= 0 else -pump], dtype=np.float32)
+            obs = _same_step(ours, theirs, action, f"seed={seed} t={t} action={action!r}")
+            steps += 1
+    assert steps >= 100_000
+
+
+@pytest.mark.parametrize("goal_velocity", [0.0, 0.01, -0.003])
+def test_continuous_mountain_car_boundary_states_match_gymnasium(goal_velocity: float) -> None:
+    """Positions and velocities a few float32 ulps around every threshold, all dtypes."""
+    ours = ContinuousMountainCarEnv(goal_velocity=goal_velocity)
+    theirs = _gym_env("MountainCarContinuous-v0", goal_velocity=goal_velocity)
+    positions = [*_f32_neighbours(-1.2, 2), *_f32_neighbours(0.45, 2), *_f32_neighbours(0.6, 2)]
+    positions += [-1.1999, -0.5, 0.0, -0.0, 0.5999]
+    speeds = [*_f32_neighbours(0.07, 2), *_f32_neighbours(-0.07, 2), *_f32_neighbours(0.0, 1)]
+    speeds += [*_f32_neighbours(goal_velocity, 2), 0.0685, -0.0685, 1e-9, -1e-9]
+    actions = [1.0, -1.0, 0.0, -0.0, 0.5, 3.0, -3.0, 1e-45, -2.5e-44, 0.3333333]
+    actions += [float(np.nextafter(np.float32(1), np.float32(2))), -1.0000001, 1e30]
+    count = 0
+    for state_dtype in (np.float32, np.float64):
+        for position in positions:
+            for speed in speeds:
+                for value in actions:
+                    for action_dtype in (np.float32, np.float64):
+                        action = np.array([value]).astype(action_dtype)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            ours.state = np.array([position, speed], dtype=state_dtype)
+                            theirs.state = np.array([position, speed], dtype=state_dtype)
+                            where = f"state=({position!r}, {speed!r}) {state_dtype} {action!r}"
+                            _same_step(ours, theirs, action, where)
+                        count += 1
+    assert count > 10_000
+
+
+def test_continuous_mountain_car_nan_inf_and_other_actions_match_gymnasium() -> None:
+    ours, theirs = ContinuousMountainCarEnv(), _gym_env("MountainCarContinuous-v0")
+    actions: list[Any] = [
+        np.array([np.inf], np.float32),
+        np.array([-np.inf]),
+        np.array([0.25], np.float16),
+        np.array([1], np.int8),
+        np.array([0.5, 9.0], np.float32)[::-1][1:],
+        np.float32(-0.4),
+        np.float64(0.9),
+        [0.3],
+        (-2,),
+        np.array([True]),
+        np.array([np.nan], np.float32),  # NaN state from here on
+        np.array([0.5], np.float32),
+    ]
+    for seed in range(3):
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        assert ours.step(np.array([[0.75]], np.float32)).observation.dtype == np.float32
+        theirs.step(np.array([0.75], np.float32))  # gymnasium wants a 1-D action
+        for t, action in enumerate(actions):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # gymnasium indexes the action; sekai also takes scalars and sequences
+                their_action = np.atleast_1d(np.asarray(action))
+                _same_step(ours, theirs, action, f"seed={seed} t={t} {action!r}", their_action)
+
+
+def test_continuous_mountain_car_state_and_constants_edits_match_gymnasium() -> None:
+    """``state`` reads, assignments and in-place edits; changed physics constants."""
+    ours, theirs = ContinuousMountainCarEnv(), _gym_env("MountainCarContinuous-v0")
+    rng = np.random.default_rng(5)
+    changes: list[tuple[str, Any]] = [
+        ("max_speed", 0.05),
+        ("power", 0.0031),
+        ("goal_position", 0.3),
+        ("min_position", -1.0),
+        ("max_action", 0.7),
+        ("power", np.float32(0.002)),  # a NumPy constant: the NumPy-scalar path
+        ("power", 0.0015),
+        ("goal_velocity", np.float64(0.002)),
+        ("goal_velocity", 0.0),
+        ("min_action", 2),  # an int bound: the NumPy-scalar path
+        ("min_action", -1.0),
+    ]
+    for seed, (name, value) in enumerate(changes):
+        setattr(ours, name, value)
+        setattr(theirs, name, value)
+        assert getattr(ours, name) is value
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        assert ours.state.dtype == theirs.state.dtype == np.float64
+        assert np.array_equal(ours.state, theirs.state)
+        obs = ours.state
+        for t in range(400):
+            if t % 50 == 7:  # edit the state in place, as read
+                ours.state[1] = theirs.state[1] = np.float32(0.069)
+            if t % 50 == 21:
+                ours.state = theirs.state = rng.uniform([-1.3, -0.08], [0.7, 0.08])
+            sign = 1.0 if obs[1] >= 0 else -1.0
+            action = np.array([sign * rng.uniform(0.5, 1.5)], dtype=np.float32)
+            obs = _same_step(ours, theirs, action, f"{name}={value!r} t={t}")
+            if t % 10 == 0:
+                assert ours.state.dtype == theirs.state.dtype == np.float32
+                assert ours.state.tobytes() == theirs.state.tobytes()
+
+
+@pytest.mark.parametrize("goal_velocity", [0.0, 0.01])
+def test_continuous_mountain_car_exact_goal_hits_match_gymnasium(goal_velocity: float) -> None:
+    """Steps landing exactly on float32(goal_position) / float32(goal_velocity).
+
+    A float32 position compares with ``goal_position`` rounded to float32 (NEP 50), so these
+    states terminate in gymnasium although ``float32(0.45) < 0.45``.
+    """
+    ours = ContinuousMountainCarEnv(goal_velocity=goal_velocity)
+    theirs = _gym_env("MountainCarContinuous-v0", goal_velocity=goal_velocity)
+    zero = np.array([0.0], dtype=np.float32)
+    goal_p, goal_v = np.float32(0.45), np.float32(goal_velocity)
+    hits = 0
+    for index, start, target in ((0, (0.43, 0.02), goal_p), (1, (0.5, 0.0), goal_v)):
+        # one step moves by ``delta``: start ``delta`` short of the target (a fixed point)
+        state = np.array(start, dtype=np.float32)
+        for _ in range(4):
+            theirs.state = state.copy()
+            state[index] = target - (theirs.step(zero)[0][index] - state[index])
+        center = state[index]
+        for direction in (np.inf, -np.inf):
+            state[index] = center
+            for _ in range(25):
+                ours.state, theirs.state = state.copy(), state.copy()
+                obs = _same_step(ours, theirs, zero, f"state={state!r}")
+                hits += bool(obs[index] == target)
+                state[index] = np.nextafter(state[index], np.float32(direction))
+    assert hits >= 2
+
+
+def test_continuous_mountain_car_inexact_and_crossed_bounds_match_gymnasium() -> None:
+    """Action bounds that float32 cannot hold exactly (above and below), and low > high."""
+    ours, theirs = ContinuousMountainCarEnv(), _gym_env("MountainCarContinuous-v0")
+    rng = np.random.default_rng(17)
+    for low, high in ((-0.3, 0.6), (-0.6, 0.3), (0.5, 0.2)):
+        for env in (ours, theirs):
+            env.min_action, env.max_action = low, high
+        for _ in range(300):
+            state = rng.uniform([-1.1, -0.06], [0.5, 0.06]).astype(np.float32)
+            for value in (low, high, -low, -high, 0.0):
+                for dtype in (np.float32, np.float64):
+                    ours.state, theirs.state = state.copy(), state.copy()
+                    action = np.array([value], dtype=dtype)
+                    _same_step(ours, theirs, action, f"bounds=({low}, {high}) {action!r}")
