@@ -1,8 +1,11 @@
-"""Per-step cost of single-env wrappers over a plain CartPoleEnv.
+"""Per-step cost of single-env wrappers over CartPole: sekai vs gymnasium.
 
-Every env gets the same pre-generated random actions and is reset when an episode ends.
-Each figure is the best of ``--repeats`` timed runs after a warm-up; the ratio is the
-wrapped env's time per step over the plain ``CartPoleEnv``'s.
+Each wrapper is timed around the unwrapped ``CartPoleEnv`` of its library, with the same
+pre-generated random actions, resetting when an episode ends. Each figure is the best of
+``--repeats`` timed runs after a warm-up. ``vs plain`` is the wrapped env's time per step over
+its library's plain ``CartPoleEnv``; ``speed-up`` is gymnasium's time over sekai's.
+``TransformObservation(identity)`` is the floor of any observation wrapper: one call and a
+new result per step, with no work on the observation.
 
 Usage: ``python benchmarks/wrappers.py [--steps N] [--repeats R] [--seed S]``
 """
@@ -18,8 +21,10 @@ import numpy as np
 
 __all__ = ["main", "seconds_per_step"]
 
+Factory = Callable[[], Any]
 
-def _run(env: Any, actions: Sequence[int], seed: int) -> None:
+
+def _run_sekai(env: Any, actions: Sequence[int], seed: int) -> None:
     env.reset(seed=seed)
     step = env.step
     reset = env.reset
@@ -29,53 +34,102 @@ def _run(env: Any, actions: Sequence[int], seed: int) -> None:
             reset()
 
 
-def seconds_per_step(env: Any, actions: Sequence[int], *, seed: int, repeats: int) -> float:
-    """Best-of-``repeats`` seconds per step of ``env`` over ``actions``, after a warm-up."""
-    _run(env, actions[: min(5_000, len(actions))], seed)
+def _run_gymnasium(env: Any, actions: Sequence[int], seed: int) -> None:
+    env.reset(seed=seed)
+    step = env.step
+    reset = env.reset
+    for action in actions:
+        _, _, terminated, truncated, _ = step(action)
+        if terminated or truncated:
+            reset()
+
+
+def seconds_per_step(
+    runner: Callable[[Any, Sequence[int], int], None],
+    env: Any,
+    actions: Sequence[int],
+    *,
+    seed: int,
+    repeats: int,
+) -> float:
+    """Best-of-``repeats`` seconds per step of ``runner(env, actions, seed)``, after a warm-up."""
+    runner(env, actions[: min(5_000, len(actions))], seed)
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
-        _run(env, actions, seed)
+        runner(env, actions, seed)
         best = min(best, time.perf_counter() - start)
     return best / len(actions)
 
 
-def _candidates() -> list[tuple[str, Callable[[], Any]]]:
+def _candidates() -> list[tuple[str, Factory, Factory | None]]:
+    """``(label, sekai factory, gymnasium factory or None)``; the first row is the plain env."""
+    import gymnasium
+    from gymnasium.envs.classic_control import CartPoleEnv as GymCartPole
+
+    import sekai
     from sekai.envs.classic_control import CartPoleEnv
-    from sekai.wrappers import (
-        ClipReward,
-        FrameStackObservation,
-        NormalizeObservation,
-        NormalizeReward,
-        StickyAction,
-        TimeAwareObservation,
-        TimeLimit,
-    )
+
+    gw = gymnasium.wrappers
+
+    def gym_with_limit() -> Any:
+        # gymnasium's TimeAwareObservation reads the limit from the spec.
+        return gw.TimeLimit(GymCartPole(), 500)
 
     return [
-        ("CartPoleEnv()", CartPoleEnv),
-        ("NormalizeObservation(CartPoleEnv())", lambda: NormalizeObservation(CartPoleEnv())),
+        ("CartPoleEnv()", CartPoleEnv, GymCartPole),
         (
-            "NormalizeObservation(CartPoleEnv(), stats='ewm', clip=5)",
-            lambda: NormalizeObservation(CartPoleEnv(), stats="ewm", clip=5.0),
-        ),
-        ("NormalizeReward(CartPoleEnv())", lambda: NormalizeReward(CartPoleEnv())),
-        ("ClipReward(CartPoleEnv(), -1, 1)", lambda: ClipReward(CartPoleEnv(), -1.0, 1.0)),
-        ("TimeLimit(CartPoleEnv(), 500)", lambda: TimeLimit(CartPoleEnv(), 500)),
-        (
-            "TimeAwareObservation(CartPoleEnv(), 500)",
-            lambda: TimeAwareObservation(CartPoleEnv(), 500),
+            "TransformObservation(identity)",
+            lambda: sekai.TransformObservation(CartPoleEnv(), lambda o: o),
+            lambda: gw.TransformObservation(GymCartPole(), lambda o: o, None),
         ),
         (
-            "FrameStackObservation(CartPoleEnv(), 4)",
-            lambda: FrameStackObservation(CartPoleEnv(), 4),
+            "NormalizeObservation",
+            lambda: sekai.NormalizeObservation(CartPoleEnv()),
+            lambda: gw.NormalizeObservation(GymCartPole()),
         ),
-        ("StickyAction(CartPoleEnv(), 0.25)", lambda: StickyAction(CartPoleEnv(), 0.25)),
+        (
+            "NormalizeObservation(stats='ewm', clip=5)",
+            lambda: sekai.NormalizeObservation(CartPoleEnv(), stats="ewm", clip=5.0),
+            None,
+        ),
+        (
+            "NormalizeReward",
+            lambda: sekai.NormalizeReward(CartPoleEnv()),
+            lambda: gw.NormalizeReward(GymCartPole()),
+        ),
+        (
+            "ClipReward(-1, 1)",
+            lambda: sekai.ClipReward(CartPoleEnv(), -1.0, 1.0),
+            lambda: gw.ClipReward(GymCartPole(), -1.0, 1.0),
+        ),
+        (
+            "TimeLimit(500)",
+            lambda: sekai.TimeLimit(CartPoleEnv(), 500),
+            lambda: gw.TimeLimit(GymCartPole(), 500),
+        ),
+        (
+            "TimeAwareObservation(TimeLimit(500))",
+            lambda: sekai.TimeAwareObservation(
+                sekai.TimeLimit(CartPoleEnv(), 500), normalize_time=False
+            ),
+            lambda: gw.TimeAwareObservation(gym_with_limit()),
+        ),
+        (
+            "FrameStackObservation(4)",
+            lambda: sekai.FrameStackObservation(CartPoleEnv(), 4),
+            lambda: gw.FrameStackObservation(GymCartPole(), 4),
+        ),
+        (
+            "StickyAction(0.25)",
+            lambda: sekai.StickyAction(CartPoleEnv(), 0.25),
+            lambda: gw.StickyAction(GymCartPole(), 0.25),
+        ),
     ]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Time each wrapper and print a table of microseconds per step and ratios."""
+    """Time each wrapper in both libraries and print a table of costs and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="timed steps per run")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs; the best counts")
@@ -83,17 +137,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     actions = np.random.default_rng(args.seed).integers(0, 2, size=args.steps).tolist()
+
+    def timed(runner: Callable[[Any, Sequence[int], int], None], factory: Factory) -> float:
+        return seconds_per_step(runner, factory(), actions, seed=args.seed, repeats=args.repeats)
+
     rows = [
-        (name, seconds_per_step(factory(), actions, seed=args.seed, repeats=args.repeats))
-        for name, factory in _candidates()
+        (
+            name,
+            timed(_run_sekai, ours),
+            None if theirs is None else timed(_run_gymnasium, theirs),
+        )
+        for name, ours, theirs in _candidates()
     ]
-    base = rows[0][1]
+    base, gym_base = rows[0][1], rows[0][2]
+    assert gym_base is not None
     print(f"CartPole: {args.steps:,} steps, best of {args.repeats}, random actions")
-    width = max(len(name) for name, _ in rows)
-    print(f"{'env':<{width}}  {'us/step':>8}  {'vs plain':>8}")
-    print(f"{'-' * width}  {'-' * 8}  {'-' * 8}")
-    for name, cost in rows:
-        print(f"{name:<{width}}  {cost * 1e6:>8.2f}  {cost / base:>7.2f}x")
+    width = max(len(name) for name, _, _ in rows)
+    header = ("sekai us", "vs plain", "gym us", "vs plain", "speed-up")
+    print(f"{'wrapper':<{width}}  " + "  ".join(f"{h:>8}" for h in header))
+    print(f"{'-' * width}  " + "  ".join("-" * 8 for _ in header))
+    for name, ours, theirs in rows:
+        cells = [f"{ours * 1e6:>8.2f}", f"{ours / base:>7.2f}x"]
+        if theirs is None:
+            cells += [f"{'-':>8}"] * 3
+        else:
+            cells += [
+                f"{theirs * 1e6:>8.2f}",
+                f"{theirs / gym_base:>7.2f}x",
+                f"{theirs / ours:>7.2f}x",
+            ]
+        print(f"{name:<{width}}  " + "  ".join(cells))
 
 
 if __name__ == "__main__":

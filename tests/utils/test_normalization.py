@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import numpy as np
@@ -83,24 +84,56 @@ def test_masked_box_uses_occupied_rows_only() -> None:
 
 
 @pytest.mark.parametrize("stats", ["running", "ewm"])
-@pytest.mark.parametrize("size", [4, 40])
+@pytest.mark.parametrize("shape", [(4,), (40,), (3, 2)])
 @pytest.mark.parametrize("clip", [None, 1.0])
-def test_single_observation_fast_paths_equal_a_batch_of_one(
-    stats: StatsKind, size: int, clip: float | None
+def test_single_observation_fast_paths_equal_a_batch_of_one_bit_for_bit(
+    stats: StatsKind, shape: tuple[int, ...], clip: float | None
 ) -> None:
-    space = Box(-np.inf, np.inf, (size,))
+    space = Box(-np.inf, np.inf, shape)
     fast = ObservationNormalizer(space, stats=stats, halflife=5.0, clip=clip)
     slow = ObservationNormalizer(space, stats=stats, halflife=5.0, clip=clip)
     rng = np.random.default_rng(3)
     for i in range(60):
-        x = (rng.normal(size=size) * 10 + 1e4).astype(np.float32)
+        x = (rng.normal(size=shape) * 10 + 1e4).astype(np.float32)
         update = i % 7 != 3
-        np.testing.assert_allclose(
-            fast._one(x, update), slow(x[None], update=update)[0], rtol=1e-9, atol=1e-9
-        )
-    np.testing.assert_allclose(fast.stats.mean, slow.stats.mean, rtol=1e-12)
-    np.testing.assert_allclose(fast.stats.var, slow.stats.var, rtol=1e-9)
+        got, want = fast._one(x, update), slow(x[None], update=update)[0]
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+        if i % 10 == 0:  # reading the statistics mid-run gives the current values
+            np.testing.assert_array_equal(fast.stats.mean, slow.stats.mean)
+    np.testing.assert_array_equal(fast.stats.mean, slow.stats.mean)
+    np.testing.assert_array_equal(fast.stats.var, slow.stats.var)
     assert fast.stats.count == slow.stats.count
+
+
+@pytest.mark.parametrize("stats", ["running", "ewm"])
+def test_statistics_stay_coherent_around_the_single_observation_path(stats: StatsKind) -> None:
+    space = Box(-np.inf, np.inf, (3,))
+    fast = ObservationNormalizer(space, stats=stats, halflife=4.0)
+    slow = ObservationNormalizer(space, stats=stats, halflife=4.0)
+    rng = np.random.default_rng(5)
+    xs = rng.normal(size=(12, 3)) + 50.0
+    for x in xs[:4]:
+        fast._one(x, True)
+        slow(x[None])
+    # Direct use of the statistics object between single observations.
+    batch = rng.normal(size=(5, 3))
+    fast.stats.update(batch)
+    slow.stats.update(batch)
+    for x in xs[4:8]:
+        np.testing.assert_array_equal(fast._one(x, True), slow(x[None])[0])
+    restored = pickle.loads(pickle.dumps(fast))
+    state = fast.state_dict()
+    for x in xs[8:]:
+        np.testing.assert_array_equal(fast._one(x, True), slow(x[None])[0])
+    fresh = ObservationNormalizer(space, stats=stats, halflife=4.0)
+    fresh.load_state_dict(state)
+    for x in xs[8:]:
+        np.testing.assert_array_equal(restored._one(x, True), fresh._one(x, True))
+    np.testing.assert_array_equal(restored.stats.var, fast.stats.var)
+    fast.stats.mean = np.full(3, 7.0)  # assigning replaces the values outright
+    np.testing.assert_array_equal(fast.stats.mean, [7.0, 7.0, 7.0])
+    np.testing.assert_array_equal(fast.stats.var, slow.stats.var)
 
 
 def test_single_observation_other_shapes_and_inputs() -> None:

@@ -33,7 +33,69 @@ def _moments(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> tuple[Any,
     return x.mean(axis=0), x.var(axis=0), n
 
 
-class RunningMeanStd:
+class _MomentStats:
+    """Mean and variance arrays that a single-sample fast path may hold as Python lists.
+
+    ``_add_one(sample)`` (in each subclass) adds one flattened sample given as Python floats,
+    with the same float operations as ``update_from_moments`` (so the same bits), and returns
+    the live ``(mean, var)`` lists; None, with nothing added, while the next sample must go
+    through ``update_from_moments``. Meanwhile the arrays catch up when ``mean`` or ``var``
+    is next read or set: NumPy calls on tiny arrays cost more than a batch of one's arithmetic.
+    """
+
+    shape: tuple[int, ...]
+    _mean: NDArray[np.float64]
+    _var: NDArray[np.float64]
+    _lists: tuple[list[float], list[float]] | None = None
+
+    @property
+    def mean(self) -> NDArray[np.float64]:
+        """The mean, of shape ``shape``."""
+        if self._lists is not None:
+            self._sync()
+        return self._mean
+
+    @mean.setter
+    def mean(self, value: NDArray[np.float64]) -> None:
+        self._sync()
+        self._mean = value
+
+    @property
+    def var(self) -> NDArray[np.float64]:
+        """The (population) variance, of shape ``shape``."""
+        if self._lists is not None:
+            self._sync()
+        return self._var
+
+    @var.setter
+    def var(self, value: NDArray[np.float64]) -> None:
+        self._sync()
+        self._var = value
+
+    @property
+    def std(self) -> NDArray[np.float64]:
+        """The standard deviation, ``sqrt(var)``."""
+        return np.sqrt(self.var)
+
+    def _sync(self) -> None:
+        lists = self._lists
+        if lists is not None:
+            self._lists = None
+            self._mean.flat[:] = lists[0]
+            self._var.flat[:] = lists[1]
+
+    def _live_lists(self) -> tuple[list[float], list[float]]:
+        lists = self._lists
+        if lists is None:
+            lists = self._lists = (self._mean.ravel().tolist(), self._var.ravel().tolist())
+        return lists
+
+    def normalize(self, x: ArrayLike, epsilon: float = 1e-8) -> NDArray[np.float64]:
+        """``(x - mean) / sqrt(var + epsilon)`` as float64."""
+        return (np.asarray(x, dtype=np.float64) - self.mean) / np.sqrt(self.var + epsilon)
+
+
+class RunningMeanStd(_MomentStats):
     """Running mean and variance over batches, using the parallel-variance (Chan) update.
 
     Starts at mean 0, var 1 with a pseudo-count of ``epsilon``. The first batch sets the
@@ -48,14 +110,9 @@ class RunningMeanStd:
             raise ValueError(f"RunningMeanStd: epsilon must be >= 0, got {epsilon}.")
         self.shape = _shape(shape, "RunningMeanStd")
         self.epsilon = epsilon
-        self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
-        self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
+        self._mean = np.zeros(self.shape, dtype=np.float64)
+        self._var = np.ones(self.shape, dtype=np.float64)
         self.count = epsilon
-
-    @property
-    def std(self) -> NDArray[np.float64]:
-        """The standard deviation, ``sqrt(var)``."""
-        return np.sqrt(self.var)
 
     def update(self, batch: ArrayLike) -> None:
         """Add the samples of ``batch`` (along axis 0)."""
@@ -86,21 +143,19 @@ class RunningMeanStd:
         self.mean[...] = mean
         self.count = total
 
-    def _one_sample_rate(self) -> float | None:
-        """Count one sample and return its weight ``r`` in ``mean += r * (x - mean)``.
-
-        The variance then becomes ``(1 - r) * (var + r * (x - mean)**2)``. None (and nothing
-        counted) while only the prior is held: use ``update_from_moments`` then.
-        """
+    def _add_one(self, sample: list[float]) -> tuple[list[float], list[float]] | None:
         count = self.count
         if count <= self.epsilon:
             return None
         self.count = total = count + 1.0
-        return 1.0 / total
-
-    def normalize(self, x: ArrayLike, epsilon: float = 1e-8) -> NDArray[np.float64]:
-        """``(x - mean) / sqrt(var + epsilon)`` as float64."""
-        return (np.asarray(x, dtype=np.float64) - self.mean) / np.sqrt(self.var + epsilon)
+        rate, share = 1.0 / total, count / total
+        lists = mean, var = self._live_lists()
+        for i, x in enumerate(sample):
+            m = mean[i]
+            d = x - m
+            var[i] = (var[i] * count + d * d * share) / total
+            mean[i] = m + d * rate
+        return lists
 
     def state_dict(self) -> dict[str, Any]:
         """``{"mean", "var", "count"}`` (copies)."""
@@ -116,7 +171,7 @@ class RunningMeanStd:
         return f"RunningMeanStd(shape={self.shape}, count={self.count:.4g})"
 
 
-class ExponentialMovingStats:
+class ExponentialMovingStats(_MomentStats):
     """Exponentially weighted mean and variance, a drop-in for ``RunningMeanStd``.
 
     A sample's weight halves every ``halflife`` samples, so the statistics follow
@@ -128,8 +183,8 @@ class ExponentialMovingStats:
     def __init__(self, shape: tuple[int, ...] = (), halflife: float = 1000.0) -> None:
         self.shape = _shape(shape, "ExponentialMovingStats")
         self.halflife = self._check_halflife(halflife)
-        self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
-        self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
+        self._mean = np.zeros(self.shape, dtype=np.float64)
+        self._var = np.ones(self.shape, dtype=np.float64)
         self.count = 0.0
         self.weight = 0.0
 
@@ -144,11 +199,6 @@ class ExponentialMovingStats:
     def decay(self) -> float:
         """The per-sample weight factor ``0.5 ** (1 / halflife)``."""
         return 0.5 ** (1.0 / self.halflife)
-
-    @property
-    def std(self) -> NDArray[np.float64]:
-        """The standard deviation, ``sqrt(var)``."""
-        return np.sqrt(self.var)
 
     def update(self, batch: ArrayLike) -> None:
         """Add the samples of ``batch`` (along axis 0)."""
@@ -175,21 +225,21 @@ class ExponentialMovingStats:
         self.weight = weight
         self.count += c
 
-    def _one_sample_rate(self) -> float | None:
-        """Count one sample and return its weight ``r`` in ``mean += r * (x - mean)``.
-
-        The variance then becomes ``(1 - r) * (var + r * (x - mean)**2)``. None (and nothing
-        counted) before the first sample: use ``update_from_moments`` then.
-        """
+    def _add_one(self, sample: list[float]) -> tuple[list[float], list[float]] | None:
         if self.count == 0.0:
             return None
         self.weight = weight = self.weight * self.decay + 1.0
         self.count += 1.0
-        return 1.0 / weight
-
-    def normalize(self, x: ArrayLike, epsilon: float = 1e-8) -> NDArray[np.float64]:
-        """``(x - mean) / sqrt(var + epsilon)`` as float64."""
-        return (np.asarray(x, dtype=np.float64) - self.mean) / np.sqrt(self.var + epsilon)
+        w = 1.0 / weight
+        keep = 1.0 - w
+        spread = w * keep
+        lists = mean, var = self._live_lists()
+        for i, x in enumerate(sample):
+            m = mean[i]
+            d = x - m
+            mean[i] = m + w * d
+            var[i] = keep * var[i] + spread * (d * d)
+        return lists
 
     def state_dict(self) -> dict[str, Any]:
         """``{"mean", "var", "count", "halflife", "weight"}`` (copies)."""

@@ -94,14 +94,20 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     def _scale(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
         reward = float(result.reward)
-        self._returns = self._returns * self.gamma + reward
-        if self.update_running_mean:
-            self.return_rms.update_from_moments(self._returns, 0.0, 1)
+        self._returns = returns = self._returns * self.gamma + reward
+        rms = self.return_rms
+        if not self.update_running_mean:
+            var = float(rms.var)
+        elif (lists := rms._add_one([returns])) is not None:
+            var = lists[1][0]
+        else:
+            rms.update_from_moments(returns, 0.0, 1)
+            var = float(rms.var)
         if result.terminated or result.truncated:
             self._returns = 0.0
         return StepResult(
             result.observation,
-            reward / math.sqrt(float(self.return_rms.var) + self.epsilon),
+            reward / math.sqrt(var + self.epsilon),
             result.terminated,
             result.truncated,
             result.info,
