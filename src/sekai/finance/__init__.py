@@ -1,8 +1,19 @@
-"""The finance toolkit: market data, episode samplers, simulators, costs, accounting, rewards."""
+"""The finance toolkit: data, simulators, costs, accounting, rewards, metrics, order book."""
 
 from __future__ import annotations
 
-from sekai.finance import account, costs, data, rewards, sampling, simulators
+from sekai.finance import (
+    account,
+    costs,
+    data,
+    features,
+    lob,
+    metrics,
+    rewards,
+    sampling,
+    simulators,
+    universe,
+)
 from sekai.finance.account import AccountConfig, Settlement
 from sekai.finance.costs import (
     CompositeCost,
@@ -14,6 +25,14 @@ from sekai.finance.costs import (
     SquareRootImpact,
 )
 from sekai.finance.data import MarketData, Time
+from sekai.finance.lob import BACKGROUND, Fill, Order, OrderBook, Side, ZeroIntelligenceFlow
+from sekai.finance.metrics import (
+    PerformanceSummary,
+    PnLSummary,
+    RecordPerformance,
+    performance_summary,
+    pnl_summary,
+)
 from sekai.finance.rewards import (
     DifferentialSharpe,
     DrawdownPenalty,
@@ -26,7 +45,21 @@ from sekai.finance.rewards import (
     TurnoverPenalty,
 )
 from sekai.finance.sampling import EpisodeSampler, FixedStart, RandomStart, SequentialStart
-from sekai.finance.simulators import GBM, MarketModel, Simulation
+from sekai.finance.simulators import (
+    GARCH,
+    GBM,
+    BlockBootstrap,
+    CointegratedPair,
+    Heston,
+    ListingProcess,
+    MarketModel,
+    MeanReverting,
+    MertonJumpDiffusion,
+    Randomized,
+    RegimeSwitching,
+    Simulation,
+)
+from sekai.finance.universe import SlotMap
 
 __all__ = [
     "MarketData",
@@ -38,6 +71,15 @@ __all__ = [
     "MarketModel",
     "Simulation",
     "GBM",
+    "Heston",
+    "MertonJumpDiffusion",
+    "RegimeSwitching",
+    "GARCH",
+    "MeanReverting",
+    "CointegratedPair",
+    "BlockBootstrap",
+    "Randomized",
+    "ListingProcess",
     "CostModel",
     "NoCost",
     "ProportionalCost",
@@ -56,10 +98,26 @@ __all__ = [
     "TurnoverPenalty",
     "DrawdownPenalty",
     "DifferentialSharpe",
+    "PerformanceSummary",
+    "PnLSummary",
+    "performance_summary",
+    "pnl_summary",
+    "RecordPerformance",
+    "SlotMap",
+    "OrderBook",
+    "Order",
+    "Fill",
+    "Side",
+    "BACKGROUND",
+    "ZeroIntelligenceFlow",
     "account",
     "costs",
     "data",
+    "features",
+    "lob",
+    "metrics",
     "rewards",
     "sampling",
     "simulators",
+    "universe",
 ]

@@ -1,0 +1,524 @@
+"""A price-time priority limit order book on integer ticks, and zero-intelligence order flow."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from bisect import bisect_left, insort
+from collections import deque
+from dataclasses import dataclass
+from enum import IntEnum
+from itertools import islice
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["BACKGROUND", "Fill", "Order", "OrderBook", "Side", "ZeroIntelligenceFlow"]
+
+BACKGROUND = -1
+"""Owner id of background (flow) orders; agents use ids >= 0."""
+
+_MAX_DEAD = 16
+"""A level's queue is compacted once it holds more dead entries than this and than live ones."""
+
+
+class Side(IntEnum):
+    """Order side: ``BID = 1`` buys, ``ASK = -1`` sells."""
+
+    BID = 1
+    ASK = -1
+
+    @property
+    def opposite(self) -> Side:
+        """The other side."""
+        return Side.ASK if self is Side.BID else Side.BID
+
+
+@dataclass(slots=True)
+class Order:
+    """A limit order's live record; ``quantity`` becomes 0 when it leaves the book."""
+
+    order_id: int
+    side: Side
+    price: int
+    quantity: int
+    owner: int
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Fill:
+    """One execution, at the resting (maker) order's price."""
+
+    price: int
+    quantity: int
+    maker_order_id: int
+    taker_order_id: int
+    maker_owner: int
+    taker_owner: int
+    taker_side: Side
+    time: float
+
+
+def _as_int(value: Any, name: str, low: int) -> int:
+    if type(value) is not int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be an int, got {value!r}.")
+        value = int(value)
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}.")
+    return value
+
+
+def _as_side(value: Any) -> Side:
+    if value is Side.BID or value is Side.ASK:
+        return value
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or value not in (1, -1)
+    ):
+        raise ValueError(f"side must be a Side or +1/-1, got {value!r}.")
+    return Side(int(value))
+
+
+def _as_owner(value: Any) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"owner must be an int, got {value!r}.")
+    return int(value)
+
+
+class _Level:
+    """One price level: a FIFO queue in which cancelled entries stay, zeroed, until purged."""
+
+    __slots__ = ("dead", "queue", "volume")
+
+    def __init__(self) -> None:
+        self.queue: deque[Order] = deque()
+        self.volume = 0
+        self.dead = 0
+
+
+def _compacted(queue: deque[Order]) -> deque[Order]:
+    """``queue`` without its dead (zero-quantity) entries, in the same order."""
+    return deque([entry for entry in queue if entry.quantity])
+
+
+class _Half:
+    """One side of the book: its levels by price, and their keys ``sign * price`` ascending.
+
+    The best level has the largest key, so it is ``keys[-1]`` and is popped in O(1) when
+    matching empties it. A sorted list beats heaps with lazy deletion here: a book holds tens
+    of levels, so a middle insertion or deletion is a short memmove in C, and ``depth`` and
+    ``n_levels`` read the list as it is, with no sorting and no stale entries to skip.
+    """
+
+    __slots__ = ("keys", "levels", "sign")
+
+    def __init__(self, sign: int) -> None:
+        self.sign = sign
+        self.levels: dict[int, _Level] = {}
+        self.keys: list[int] = []
+
+
+class OrderBook:
+    """A limit order book: integer ticks, price-time priority, fills at the maker's price.
+
+    Self-trades are allowed. Every accepted order gets the next id (1, 2, ...). ``time`` is
+    set by the caller (or a flow) and stamped on orders and fills; ``last_price`` is the last
+    fill price, or a reference the caller sets.
+    """
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Remove every order; reset ``time`` to 0, ``last_price`` to None and ids to 1."""
+        self.time = 0.0
+        self.last_price: int | None = None
+        self._bids = _Half(1)
+        self._asks = _Half(-1)
+        self._orders: dict[int, Order] = {}
+        self._by_owner: dict[int, dict[int, Order]] = {}
+        self._next_id = 1
+
+    # -- orders ----------------------------------------------------------------------------
+
+    def limit(
+        self, side: Side | int, price: int, quantity: int, owner: int = BACKGROUND
+    ) -> tuple[int | None, list[Fill]]:
+        """Match while crossing, then rest the remainder; returns (its id or None, fills)."""
+        fills: list[Fill] = []
+        order_id = self._limit(
+            _as_side(side),
+            _as_int(price, "price", 1),
+            _as_int(quantity, "quantity", 1),
+            _as_owner(owner),
+            fills,
+        )
+        return order_id, fills
+
+    def market(
+        self, side: Side | int, quantity: int, owner: int = BACKGROUND
+    ) -> tuple[int, list[Fill]]:
+        """Walk the opposite side's levels; the unfilled remainder is dropped."""
+        fills: list[Fill] = []
+        order_id = self._market(
+            _as_side(side), _as_int(quantity, "quantity", 1), _as_owner(owner), fills
+        )
+        return order_id, fills
+
+    def cancel(self, order_id: int) -> bool:
+        """Remove a resting order; False if it is unknown or already gone."""
+        order = self._orders.pop(order_id, None)
+        if order is None:
+            return False
+        del self._by_owner[order.owner][order_id]
+        half = self._bids if order.side > 0 else self._asks
+        level = half.levels[order.price]
+        level.volume -= order.quantity
+        order.quantity = 0
+        if not level.volume:
+            del half.levels[order.price]
+            keys = half.keys
+            del keys[bisect_left(keys, half.sign * order.price)]
+            return True
+        queue = level.queue
+        level.dead += 1
+        while not queue[0].quantity:
+            queue.popleft()
+            level.dead -= 1
+        if level.dead > _MAX_DEAD and level.dead > len(queue) - level.dead:
+            level.queue = _compacted(queue)
+            level.dead = 0
+        return True
+
+    def reduce(self, order_id: int, quantity: int) -> bool:
+        """Lower a resting order's quantity, keeping its priority (0 cancels it).
+
+        False if the order is unknown or gone; a quantity not below the current one is refused.
+        """
+        quantity = _as_int(quantity, "quantity", 0)
+        order = self._orders.get(order_id)
+        if order is None:
+            return False
+        if quantity >= order.quantity:
+            raise ValueError(
+                f"reduce needs a quantity below the current {order.quantity}, got {quantity}."
+            )
+        if not quantity:
+            return self.cancel(order_id)
+        half = self._bids if order.side > 0 else self._asks
+        half.levels[order.price].volume -= order.quantity - quantity
+        order.quantity = quantity
+        return True
+
+    def _limit(
+        self, side: Side, price: int, quantity: int, owner: int, fills: list[Fill]
+    ) -> int | None:
+        order_id = self._next_id
+        self._next_id = order_id + 1
+        quantity = self._match(side, -side * price, quantity, order_id, owner, fills)
+        if not quantity:
+            return None
+        order = Order(order_id, side, price, quantity, owner, self.time)
+        half = self._bids if side > 0 else self._asks
+        level = half.levels.get(price)
+        if level is None:
+            level = half.levels[price] = _Level()
+            insort(half.keys, half.sign * price)
+        level.queue.append(order)
+        level.volume += quantity
+        self._orders[order_id] = order
+        self._owned(owner)[order_id] = order
+        return order_id
+
+    def _market(self, side: Side, quantity: int, owner: int, fills: list[Fill]) -> int:
+        order_id = self._next_id
+        self._next_id = order_id + 1
+        self._match(side, -math.inf, quantity, order_id, owner, fills)
+        return order_id
+
+    def _match(
+        self, side: Side, bound: float, quantity: int, order_id: int, owner: int, fills: list[Fill]
+    ) -> int:
+        """Trade against the opposite side while its best key is >= ``bound``; returns the rest."""
+        half = self._asks if side > 0 else self._bids
+        keys = half.keys
+        levels = half.levels
+        orders = self._orders
+        by_owner = self._by_owner
+        time = self.time
+        while quantity and keys and keys[-1] >= bound:
+            price = half.sign * keys[-1]
+            level = levels[price]
+            queue = level.queue
+            while quantity:
+                maker = queue[0]
+                traded = maker.quantity if maker.quantity < quantity else quantity
+                maker.quantity -= traded
+                level.volume -= traded
+                quantity -= traded
+                fills.append(
+                    Fill(price, traded, maker.order_id, order_id, maker.owner, owner, side, time)
+                )
+                if not maker.quantity:
+                    queue.popleft()
+                    del orders[maker.order_id]
+                    del by_owner[maker.owner][maker.order_id]
+                    if not level.volume:
+                        del levels[price]
+                        keys.pop()
+                        break
+                    while not queue[0].quantity:
+                        queue.popleft()
+                        level.dead -= 1
+                    if level.dead > _MAX_DEAD and level.dead > len(queue) - level.dead:
+                        queue = level.queue = _compacted(queue)
+                        level.dead = 0
+            self.last_price = price
+        return quantity
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def get(self, order_id: int) -> Order | None:
+        """The resting order with this id, or None."""
+        return self._orders.get(order_id)
+
+    def best_bid(self) -> int | None:
+        """The highest bid price, or None."""
+        keys = self._bids.keys
+        return keys[-1] if keys else None
+
+    def best_ask(self) -> int | None:
+        """The lowest ask price, or None."""
+        keys = self._asks.keys
+        return -keys[-1] if keys else None
+
+    def mid(self) -> float | None:
+        """``(best_bid + best_ask) / 2``, or None if a side is empty."""
+        if not self._bids.keys or not self._asks.keys:
+            return None
+        return (self._bids.keys[-1] - self._asks.keys[-1]) / 2
+
+    def spread(self) -> int | None:
+        """``best_ask - best_bid``, or None if a side is empty."""
+        if not self._bids.keys or not self._asks.keys:
+            return None
+        return -self._asks.keys[-1] - self._bids.keys[-1]
+
+    def volume_at(self, side: Side | int, price: int) -> int:
+        """The resting volume at ``price`` on ``side``."""
+        level = self._half(side).levels.get(price)
+        return level.volume if level is not None else 0
+
+    def n_levels(self, side: Side | int) -> int:
+        """The number of occupied price levels on ``side``."""
+        return len(self._half(side).keys)
+
+    def depth(
+        self, levels: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``(bid_prices, bid_sizes, ask_prices, ask_sizes)``, ``(levels,)`` int64 each.
+
+        Best level first; missing levels are 0.
+        """
+        n = _as_int(levels, "levels", 1)
+        out = np.zeros((4, n), dtype=np.int64)
+        for row, half in ((0, self._bids), (2, self._asks)):
+            prices = [half.sign * key for key in half.keys[: -n - 1 : -1]]
+            out[row, : len(prices)] = prices
+            out[row + 1, : len(prices)] = [half.levels[price].volume for price in prices]
+        return out[0], out[1], out[2], out[3]
+
+    def orders_of(self, owner: int) -> list[Order]:
+        """The resting orders of ``owner``, oldest first."""
+        return list(self._by_owner.get(owner, {}).values())
+
+    def n_orders_of(self, owner: int) -> int:
+        """The number of resting orders of ``owner``."""
+        return len(self._by_owner.get(owner, ()))
+
+    def queue_ahead(self, order_id: int) -> int:
+        """The volume ahead of a resting order in its level; ``KeyError`` if not resting."""
+        order = self._orders.get(order_id)
+        if order is None:
+            raise KeyError(f"order {order_id!r} is not resting in the book.")
+        ahead = 0
+        for entry in self._half(order.side).levels[order.price].queue:
+            if entry is order:
+                break
+            ahead += entry.quantity
+        return ahead
+
+    def _half(self, side: Side | int) -> _Half:
+        return self._bids if _as_side(side) > 0 else self._asks
+
+    def _owned(self, owner: int) -> dict[int, Order]:
+        """The live id-to-order dict of ``owner``'s resting orders, oldest first."""
+        owned = self._by_owner.get(owner)
+        if owned is None:
+            owned = self._by_owner[owner] = {}
+        return owned
+
+    def __len__(self) -> int:
+        return len(self._orders)
+
+    def __repr__(self) -> str:
+        return (
+            f"OrderBook(time={float(self.time)!r}, best_bid={self.best_bid()}, "
+            f"best_ask={self.best_ask()}, orders={len(self)})"
+        )
+
+
+def _check_rate(value: Any, name: str, *, positive: bool) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}.")
+    out = float(value)
+    if not math.isfinite(out) or out < 0 or (positive and out == 0):
+        raise ValueError(
+            f"{name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}."
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroIntelligenceFlow:
+    """Background order flow: Poisson limit orders, market orders and cancellations.
+
+    Limit orders arrive at ``limit_rate`` per side, market orders at ``market_rate`` per side,
+    and each background order is cancelled at ``cancel_rate``. A limit order sits ``k`` ticks
+    behind the opposite best, with ``P(k) ∝ exp(-offset_decay (k - 1))`` on
+    ``1..max_offset``; sizes are ``1 + Poisson(mean_size - 1)``.
+    """
+
+    limit_rate: float = 10.0
+    market_rate: float = 2.0
+    cancel_rate: float = 0.5
+    max_offset: int = 10
+    offset_decay: float = 0.5
+    mean_size: float = 3.0
+
+    def __post_init__(self) -> None:
+        checked = {
+            "limit_rate": _check_rate(self.limit_rate, "limit_rate", positive=True),
+            "market_rate": _check_rate(self.market_rate, "market_rate", positive=True),
+            "cancel_rate": _check_rate(self.cancel_rate, "cancel_rate", positive=False),
+            "max_offset": _as_int(self.max_offset, "max_offset", 1),
+            "offset_decay": _check_rate(self.offset_decay, "offset_decay", positive=False),
+            "mean_size": _check_rate(self.mean_size, "mean_size", positive=True),
+        }
+        if checked["mean_size"] < 1:
+            raise ValueError(f"mean_size must be >= 1, got {self.mean_size!r}.")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    def initialise(
+        self,
+        book: OrderBook,
+        rng: np.random.Generator,
+        *,
+        mid: int,
+        levels: int = 10,
+        orders_per_level: int = 3,
+    ) -> None:
+        """Clear ``book`` and lay ``orders_per_level`` orders on each of ``levels`` ticks per side.
+
+        For ``d = 1..levels``, each time a bid at ``max(mid - d, 1)`` then an ask at ``mid + d``;
+        ``last_price`` becomes ``mid``.
+        """
+        mid = _as_int(mid, "mid", 1)
+        levels = _as_int(levels, "levels", 1)
+        orders_per_level = _as_int(orders_per_level, "orders_per_level", 1)
+        book.clear()
+        book.last_price = mid
+        fills: list[Fill] = []
+        for d in range(1, levels + 1):
+            for _ in range(orders_per_level):
+                book._limit(Side.BID, max(mid - d, 1), self._draw_size(rng), BACKGROUND, fills)
+                book._limit(Side.ASK, mid + d, self._draw_size(rng), BACKGROUND, fills)
+
+    def advance(self, book: OrderBook, rng: np.random.Generator, until: float) -> list[Fill]:
+        """Run the flow from ``book.time`` to ``until``; returns every fill, agents' included.
+
+        Afterwards neither side is empty, and ``book.time == until``.
+        """
+        if isinstance(until, (bool, np.bool_)) or not isinstance(until, numbers.Real):
+            raise ValueError(f"until must be a real number, got {until!r}.")
+        end = float(until)
+        if not math.isfinite(end) or end < book.time:
+            raise ValueError(f"until must be finite and >= book.time={book.time}, got {until!r}.")
+        limit_rate = self.limit_rate
+        limits = 2 * limit_rate
+        buys = 2 * limit_rate + self.market_rate
+        flow_rate = 2 * limit_rate + 2 * self.market_rate
+        cancel_rate = self.cancel_rate
+        exponential = rng.standard_exponential
+        uniform = rng.random
+        # Owner dicts live until the book is cleared, so this one stays current.
+        background = book._owned(BACKGROUND)
+        fills: list[Fill] = []
+        t = book.time
+        while True:
+            n_background = len(background)
+            rate = flow_rate + cancel_rate * n_background
+            t += exponential() / rate
+            if t > end:
+                break
+            book.time = t
+            u = uniform() * rate
+            if u < limits:
+                self._place(book, rng, Side.BID if u < limit_rate else Side.ASK, fills)
+            elif u < flow_rate:
+                if u < buys:
+                    if book.best_ask() is not None:
+                        book._market(Side.BID, self._draw_size(rng), BACKGROUND, fills)
+                elif book.best_bid() is not None:
+                    book._market(Side.ASK, self._draw_size(rng), BACKGROUND, fills)
+            else:
+                index = int(rng.integers(n_background))
+                book.cancel(next(islice(background, index, None)))
+        while book.best_bid() is None or book.best_ask() is None:
+            self._place(book, rng, Side.BID if book.best_bid() is None else Side.ASK, fills)
+        book.time = end
+        return fills
+
+    def _place(
+        self, book: OrderBook, rng: np.random.Generator, side: Side, fills: list[Fill]
+    ) -> None:
+        """Submit one background limit order on ``side``: offset drawn first, then size."""
+        if side > 0:
+            ref = book.best_ask()
+            if ref is None:
+                best = book.best_bid()
+                ref = best + 1 if best is not None else book.last_price
+        else:
+            ref = book.best_bid()
+            if ref is None:
+                best = book.best_ask()
+                ref = best - 1 if best is not None else book.last_price
+        if ref is None:
+            raise ValueError("the book is empty and has no last_price to quote around.")
+        k = self._draw_offset(rng)
+        price = max(ref - k, 1) if side > 0 else ref + k
+        book._limit(side, price, self._draw_size(rng), BACKGROUND, fills)
+
+    def _draw_offset(self, rng: np.random.Generator) -> int:
+        """An offset in ``1..max_offset`` by inverse CDF of one ``rng.random()``."""
+        u = rng.random()
+        n = self.max_offset
+        decay = self.offset_decay
+        if decay == 0:
+            k = int(u * n) + 1
+        else:
+            k = math.ceil(-math.log1p(u * math.expm1(-decay * n)) / decay)
+        return min(max(k, 1), n)
+
+    def _draw_size(self, rng: np.random.Generator) -> int:
+        """``1 + Poisson(mean_size - 1)``; no draw when ``mean_size == 1``."""
+        if self.mean_size == 1:
+            return 1
+        return 1 + int(rng.poisson(self.mean_size - 1))
