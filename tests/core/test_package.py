@@ -102,3 +102,63 @@ def test_python_dash_m_version() -> None:
         [sys.executable, "-m", "sekai", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == f"sekai {sekai.__version__}"
+
+
+def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
+    ids = [s.id for s in sekai.all_specs()][5:11]
+    assert ids == [
+        "Trading-v0",
+        "Portfolio-v0",
+        "MarketMaking-v0",
+        "OptimalExecution-v0",
+        "Market-v0",
+        "LimitOrderBook-v0",
+    ]
+    vector = {"Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0"}
+    for env_id in ids:
+        spec = sekai.spec(env_id)
+        assert spec.max_episode_steps is None and spec.kwargs == {}
+        assert (spec.vector_entry_point is not None) == (env_id in vector)
+    assert sekai.spec("Market-v0").entry_point == "sekai.envs.finance.market_env:MarketEnv"
+    assert sekai.spec("LimitOrderBook-v0").entry_point == (
+        "sekai.envs.finance.lob_env:LimitOrderBookEnv"
+    )
+    assert "LimitOrderBookMarket" not in {s.entry_point.rsplit(":")[-1] for s in sekai.all_specs()}
+
+
+def test_envs_all_is_the_spec_list() -> None:
+    import sekai.envs
+    import sekai.envs.finance
+
+    assert sekai.envs.__all__ == [
+        "AcrobotEnv",
+        "CartPoleEnv",
+        "ContinuousMountainCarEnv",
+        "MountainCarEnv",
+        "PendulumEnv",
+        "LimitOrderBookEnv",
+        "LimitOrderBookMarket",
+        "MarketEnv",
+        "MarketMakingEnv",
+        "OptimalExecutionEnv",
+        "PortfolioEnv",
+        "TradingEnv",
+    ]
+    built = [name for name in sekai.envs.finance.__all__ if not name.endswith("Renderer")]
+    assert built == [
+        "LimitOrderBookEnv",
+        "LimitOrderBookMarket",
+        "MarketEnv",
+        "MarketMakingEnv",
+        "OptimalExecutionEnv",
+        "PortfolioEnv",
+        "TradingEnv",
+        "TradingVecEnv",
+        "PortfolioVecEnv",
+        "MarketMakingVecEnv",
+        "OptimalExecutionVecEnv",
+        "default_market",
+        "random_correlation",
+        "sample_window",
+        "simulate_gbm",
+    ]

@@ -8,6 +8,9 @@ from sekai.envs.classic_control import (
     PendulumEnv,
 )
 from sekai.envs.finance import (
+    LimitOrderBookEnv,
+    LimitOrderBookMarket,
+    MarketEnv,
     MarketMakingEnv,
     OptimalExecutionEnv,
     PortfolioEnv,
@@ -21,6 +24,9 @@ __all__ = [
     "ContinuousMountainCarEnv",
     "MountainCarEnv",
     "PendulumEnv",
+    "LimitOrderBookEnv",
+    "LimitOrderBookMarket",
+    "MarketEnv",
     "MarketMakingEnv",
     "OptimalExecutionEnv",
     "PortfolioEnv",
@@ -75,3 +81,5 @@ register(
     f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
     vector_entry_point=f"{_FINANCE}.vector:OptimalExecutionVecEnv",
 )
+register("Market-v0", f"{_FINANCE}.market_env:MarketEnv")
+register("LimitOrderBook-v0", f"{_FINANCE}.lob_env:LimitOrderBookEnv")

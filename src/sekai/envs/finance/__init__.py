@@ -1,6 +1,13 @@
-"""Finance environments: trading, portfolios, market making, optimal execution."""
+"""Finance environments: trading, portfolios, changing universes, market making, execution, LOBs."""
 
-from sekai.envs.finance.market import random_correlation, sample_window, simulate_gbm
+from sekai.envs.finance.lob_env import LimitOrderBookEnv, LimitOrderBookMarket
+from sekai.envs.finance.market import (
+    default_market,
+    random_correlation,
+    sample_window,
+    simulate_gbm,
+)
+from sekai.envs.finance.market_env import MarketEnv
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import OptimalExecutionEnv
 from sekai.envs.finance.portfolio import PortfolioEnv
@@ -13,6 +20,9 @@ from sekai.envs.finance.vector import (
 )
 
 __all__ = [
+    "LimitOrderBookEnv",
+    "LimitOrderBookMarket",
+    "MarketEnv",
     "MarketMakingEnv",
     "OptimalExecutionEnv",
     "PortfolioEnv",
@@ -21,6 +31,7 @@ __all__ = [
     "PortfolioVecEnv",
     "MarketMakingVecEnv",
     "OptimalExecutionVecEnv",
+    "default_market",
     "random_correlation",
     "sample_window",
     "simulate_gbm",

@@ -1,8 +1,9 @@
 """Price sources, episode windows and costs shared by the windowed finance environments.
 
-A windowed env (Trading-v0, Portfolio-v0) trades ``episode_length`` steps on a window of
-``window = lookback + episode_length + 1`` price rows, taken from a history (``prices=`` or
-``data=``) or simulated afresh at every reset (``model=`` or the env's own GBM).
+A windowed env (Trading-v0, Portfolio-v0, Market-v0) trades ``episode_length`` steps on a
+window of ``window = lookback + episode_length + 1`` price rows, taken from a history
+(``prices=`` or ``data=``) or simulated afresh at every reset (``model=`` or the env's own
+GBM).
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import LogReturn, RewardFunction
 from sekai.finance.sampling import EpisodeSampler, as_sampler, resolve_start, sample_start
-from sekai.finance.simulators import MarketModel, random_correlation, sample_window, simulate_gbm
+from sekai.finance.simulators import (
+    GBM,
+    ListingProcess,
+    MarketModel,
+    RegimeSwitching,
+    random_correlation,
+    sample_window,
+    simulate_gbm,
+)
 
 __all__ = [
     "History",
@@ -29,6 +38,7 @@ __all__ = [
     "check_cost_inputs",
     "choose_start",
     "cost_model_of",
+    "default_market",
     "load_history",
     "random_correlation",
     "real_sequence",
@@ -91,7 +101,7 @@ def row_sum(x: NDArray[np.float64]) -> Any:
 
 
 class History:
-    """A complete price panel to cut episode windows from.
+    """A price panel to cut episode windows from (NaN prices only where the env allows them).
 
     ``data`` is the ``MarketData`` (built from a raw array too), ``prices`` its ``(T, n)``
     prices, ``log_returns`` (``(T-1, n)`` float64) and ``log_returns32`` (float32) the log
@@ -122,13 +132,14 @@ def _is_pandas(value: Any) -> bool:
 
 
 def load_history(
-    prices: Any, data: Any, model: Any, *, ndim: int, window: int
+    prices: Any, data: Any, model: Any, *, ndim: int, window: int, complete: bool = True
 ) -> tuple[MarketData | None, History | None]:
     """Check the price sources; return ``(data attribute, history)`` (both None if simulated).
 
     At most one of ``prices`` (raw array or pandas), ``data`` (``MarketData``) and ``model``
     (``MarketModel``). A pandas object with a ``DatetimeIndex`` becomes a dated
-    ``MarketData``; other raw input is validated by ``validate_prices``.
+    ``MarketData``; other raw input is validated by ``validate_prices``. ``complete=False``
+    accepts a ``MarketData`` with missing (unlisted) prices.
     """
     sources = (("prices", prices), ("data", data), ("model", model))
     given = [name for name, value in sources if value is not None]
@@ -161,7 +172,7 @@ def load_history(
             f"the data has {len(public)} rows; an episode window needs at least {window} "
             "(lookback + episode_length + 1)."
         )
-    if not public.mask.all():
+    if complete and not public.mask.all():
         raise ValueError(
             "the data has missing (NaN) prices; this env needs a complete panel. "
             "Market-v0 trades a changing universe with missing prices."
@@ -230,6 +241,8 @@ class WindowedEnv(Env[Any, Any]):
     """
 
     _ndim: int
+    #: Whether ``data`` must be a complete panel (no missing prices).
+    _complete_panel = True
 
     def _setup(
         self,
@@ -249,7 +262,7 @@ class WindowedEnv(Env[Any, Any]):
         self._lookback = check_int(lookback, "lookback", low=1)
         self._window = self._lookback + self._episode_length + 1
         self.data, self._history = load_history(
-            prices, data, model, ndim=self._ndim, window=self._window
+            prices, data, model, ndim=self._ndim, window=self._window, complete=self._complete_panel
         )
         self.model: MarketModel | None = model
         self.transaction_cost = transaction_cost
@@ -351,6 +364,11 @@ class WindowedEnv(Env[Any, Any]):
         self._started = True
         self._done = False
 
+    def _volatility(self, t: int) -> Array:
+        """Per-asset population std of the log returns observed at step ``t``."""
+        window = self._log_returns[t : t + self._lookback]
+        return np.reshape(window.std(axis=0), -1)
+
     def _cost_context(self, equity: float) -> dict[str, Any]:
         """The context of ``cost_model`` at the current decision row (required keys only)."""
         requires = self.cost_model.requires
@@ -361,8 +379,7 @@ class WindowedEnv(Env[Any, Any]):
         if "equity" in requires:
             context["equity"] = self.capital * equity
         if "volatility" in requires:
-            window = self._log_returns[t : t + self._lookback]
-            context["volatility"] = np.reshape(window.std(axis=0), -1)
+            context["volatility"] = self._volatility(t)
         history = self._history
         if history is not None:
             row = self._start + self._lookback + t
@@ -401,6 +418,25 @@ def choose_start(
         episode_length=episode_length,
         lookback=lookback,
         warmup=history.warmup,
+    )
+
+
+def default_market(n_assets: int = 10) -> MarketModel:
+    """The Market-v0 simulation: listings over a calm/stressed regime-switching GBM.
+
+    Calm: ``mu=0.08, sigma=0.15``, correlation 0.2; stressed: ``mu=-0.2, sigma=0.4``,
+    correlation 0.7. Calm lasts 504 steps on average, stress 126.
+    """
+    n = check_int(n_assets, "n_assets", low=2)
+    calm = GBM(mu=0.08, sigma=0.15, corr=0.2 + 0.8 * np.eye(n), n_assets=n)
+    stress = GBM(mu=-0.2, sigma=0.4, corr=0.7 + 0.3 * np.eye(n), n_assets=n)
+    transition = [[1 - 1 / 504, 1 / 504], [1 / 126, 1 - 1 / 126]]
+    return ListingProcess(
+        RegimeSwitching([calm, stress], transition),
+        initial_listed=0.7,
+        listing_rate=1.0,
+        delisting_rate=0.3,
+        min_listed=2,
     )
 
 

@@ -1,0 +1,27 @@
+"""Rendering: renderers, a raster canvas, text, themes, chart helpers and frame recording."""
+
+from sekai.rendering import charts
+from sekai.rendering.canvas import Canvas, rotate
+from sekai.rendering.recorder import RecordFrames, save_gif, save_video
+from sekai.rendering.renderer import ANSIString, BaseRenderer, Renderer, RenderFrame, RGBArray
+from sekai.rendering.text import text_width
+from sekai.rendering.theme import DARK, LIGHT, Theme, get_theme
+
+__all__ = [
+    "Renderer",
+    "BaseRenderer",
+    "RenderFrame",
+    "RGBArray",
+    "ANSIString",
+    "Canvas",
+    "rotate",
+    "text_width",
+    "RecordFrames",
+    "save_gif",
+    "save_video",
+    "Theme",
+    "LIGHT",
+    "DARK",
+    "get_theme",
+    "charts",
+]
