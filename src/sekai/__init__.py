@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from sekai import compat, envs, error, finance, spaces, stats, utils, vector, wrappers
+from sekai import compat, envs, error, finance, rendering, spaces, stats, utils, vector, wrappers
 from sekai._version import __version__
 from sekai.core import (
     ActionWrapper,
@@ -192,6 +192,7 @@ __all__ = [
     "wrappers",
     "spaces",
     "vector",
+    "rendering",
     "stats",
     "utils",
     "error",

@@ -32,13 +32,10 @@ SekaiError, EnvNotFound, EnvAlreadyRegistered, InvalidAction, InvalidObservation
 ResetRequired, AsyncCallPending, SpaceMismatch, VecEnvWorkerError, VecEnvClosed, LookAheadError,
 np_random, make_seed_sequence, check_env, RunningMeanStd, ExponentialMovingStats, get_action_mask"""
 
-# The rendering package is not part of this release yet.
-NOT_YET_BUILT = {"rendering"}
-
 
 def test_all_follows_the_spec_order() -> None:
     names = [name.strip() for name in SPEC_ALL.replace("\n", " ").split(",")]
-    assert sekai.__all__ == [name for name in names if name not in NOT_YET_BUILT]
+    assert sekai.__all__ == names
 
 
 def test_every_exported_name_exists() -> None:
