@@ -353,7 +353,12 @@ def concatenate(space: Space[Any], items: Iterable[Any]) -> Any:
 @concatenate.register(MultiDiscrete)
 @concatenate.register(MultiBinary)
 def _concatenate_array(space: Space[Any], items: Iterable[Any]) -> NDArray[Any]:
-    return np.stack([np.asarray(item) for item in items])
+    rows = list(items)
+    if not rows:
+        raise ValueError("need at least one sample to concatenate")
+    # One array from the list: several times faster than np.stack for small samples, and it
+    # refuses samples of different shapes just the same.
+    return np.array(rows)
 
 
 @concatenate.register

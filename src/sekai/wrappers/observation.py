@@ -265,6 +265,7 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
             self._is_dict = True
         elif isinstance(space, Box) and len(space.shape) == 1:
             self._dtype = dtype = float_dtype(space.dtype)
+            self._size = space.shape[0] + 1
             self.observation_space = Box(
                 np.append(space.low.astype(dtype), dtype.type(0.0)),
                 np.append(space.high.astype(dtype), dtype.type(high)),
@@ -288,7 +289,10 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         """``observation`` with the current time feature added."""
         if self._is_dict:
             return {**observation, self.dict_key: np.array([self._time()], dtype=np.float32)}
-        return np.append(np.asarray(observation, dtype=self._dtype), self._dtype.type(self._time()))
+        out = np.empty(self._size, self._dtype)
+        out[:-1] = observation
+        out[-1] = self._time()
+        return out
 
     def _wrap_reset(self, result: ResetResult[Any]) -> ResetResult[Any]:
         self._t = 0
