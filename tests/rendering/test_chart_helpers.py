@@ -59,6 +59,11 @@ def test_names():
         "tick_labels",
         "value_range",
         "tick_count",
+        "Plot",
+        "legend",
+        "legend_width",
+        "triangle",
+        "shade_steps",
     }
 
 

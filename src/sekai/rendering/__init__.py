@@ -1,7 +1,19 @@
-"""Rendering: renderers, a raster canvas, text, themes, chart helpers and frame recording."""
+"""Rendering: renderers, a raster canvas, text, themes, charts, dashboards and recording."""
 
 from sekai.rendering import charts
 from sekai.rendering.canvas import Canvas, rotate
+from sekai.rendering.dashboard import (
+    BarChart,
+    Column,
+    Dashboard,
+    LineChart,
+    Panel,
+    Row,
+    Series,
+    StackedArea,
+    Stat,
+    View,
+)
 from sekai.rendering.recorder import RecordFrames, save_gif, save_video
 from sekai.rendering.renderer import ANSIString, BaseRenderer, Renderer, RenderFrame, RGBArray
 from sekai.rendering.text import text_width
@@ -19,6 +31,16 @@ __all__ = [
     "RecordFrames",
     "save_gif",
     "save_video",
+    "Dashboard",
+    "Panel",
+    "View",
+    "Row",
+    "Column",
+    "Series",
+    "Stat",
+    "LineChart",
+    "BarChart",
+    "StackedArea",
     "Theme",
     "LIGHT",
     "DARK",
