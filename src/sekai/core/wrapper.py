@@ -160,7 +160,33 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     __repr__ = __str__
 
 
-class ObservationWrapper(Wrapper[WObsType, ActType, ObsType, ActType]):
+class _ResultWrapper(Wrapper[WObsType, ActType, ObsType, ActType]):
+    """Passes every reset and step result, sync or async, through ``_wrap_reset``/``_wrap_step``."""
+
+    def _wrap_reset(self, result: ResetResult[Any]) -> ResetResult[WObsType]:
+        return result
+
+    def _wrap_step(self, result: StepResult[Any]) -> StepResult[WObsType]:
+        return result
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        return self._wrap_reset(self.env.reset(seed=seed, options=options))
+
+    def step(self, action: ActType) -> StepResult[WObsType]:
+        return self._wrap_step(self.env.step(action))
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        return self._wrap_reset(await self.env.async_reset(seed=seed, options=options))
+
+    async def async_step(self, action: ActType) -> StepResult[WObsType]:
+        return self._wrap_step(await self.env.async_step(action))
+
+
+class ObservationWrapper(_ResultWrapper[WObsType, ActType, ObsType]):
     """Transforms every observation with ``observation()``."""
 
     @abc.abstractmethod
@@ -178,22 +204,6 @@ class ObservationWrapper(Wrapper[WObsType, ActType, ObsType, ActType]):
             result.truncated,
             result.info,
         )
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[WObsType]:
-        return self._wrap_reset(self.env.reset(seed=seed, options=options))
-
-    def step(self, action: ActType) -> StepResult[WObsType]:
-        return self._wrap_step(self.env.step(action))
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[WObsType]:
-        return self._wrap_reset(await self.env.async_reset(seed=seed, options=options))
-
-    async def async_step(self, action: ActType) -> StepResult[WObsType]:
-        return self._wrap_step(await self.env.async_step(action))
 
 
 class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType]):

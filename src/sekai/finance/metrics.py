@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._types import ActType, ObsType, SeedType
+from sekai._types import ActType, ObsType
 from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
-from sekai.core.wrapper import Wrapper
+from sekai.core.wrapper import _ResultWrapper
 
 __all__ = [
     "PerformanceSummary",
@@ -439,7 +439,7 @@ def _read(info: Mapping[str, Any], key: str) -> float:
     return x
 
 
-class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
+class RecordPerformance(_ResultWrapper[ObsType, ActType, ObsType]):
     """Summarises each episode from the equity (or, with ``pnl_key``, the P&L) its info reports.
 
     Equity mode: per-step returns of ``info[equity_key]`` from the reset info's value (1.0 if
@@ -536,11 +536,11 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             costs=self._costs or None,
         )
 
-    def _on_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
+    def _wrap_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
         self._begin(result.info)
         return result
 
-    def _on_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+    def _wrap_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
         info = result.info
         if not result.done:
             self._record(info)
@@ -572,23 +572,3 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             if present:
                 means[field.name] = float(np.mean(present))
         return means
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the inner env and start recording a new episode."""
-        return self._on_reset(self.env.reset(seed=seed, options=options))
-
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the inner env and record the step."""
-        return self._on_step(self.env.step(action))
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async ``reset``."""
-        return self._on_reset(await self.env.async_reset(seed=seed, options=options))
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async ``step``."""
-        return self._on_step(await self.env.async_step(action))

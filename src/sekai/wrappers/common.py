@@ -10,7 +10,7 @@ import numpy as np
 from sekai._types import ActType, ObsType, SeedType
 from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
-from sekai.core.wrapper import Wrapper
+from sekai.core.wrapper import Wrapper, _ResultWrapper
 from sekai.error import ResetRequired
 from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
@@ -163,7 +163,7 @@ class OrderEnforcing(Wrapper[ObsType, ActType, ObsType, ActType]):
         return await self.env.async_step(action)
 
 
-class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
+class RecordEpisodeStatistics(_ResultWrapper[ObsType, ActType, ObsType]):
     """Measures each episode and reports it to ``tracker``.
 
     The step that ends an episode gets ``info["episode"]``, an ``EpisodeStats`` also kept
@@ -192,7 +192,7 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
         self._length = 0
         self._start = time.monotonic()
 
-    def _on_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
+    def _wrap_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
         self._return = 0.0
         self._length = 0
         self._start = time.monotonic()
@@ -202,7 +202,7 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
         )
         return result
 
-    def _on_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+    def _wrap_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
         reward = float(result.reward)
         self._return += reward
         self._length += 1
@@ -231,23 +231,3 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
             result.truncated,
             {**result.info, "episode": stats},
         )
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the inner env and start measuring a new episode."""
-        return self._on_reset(self.env.reset(seed=seed, options=options))
-
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the inner env and record the step."""
-        return self._on_step(self.env.step(action))
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async ``reset``."""
-        return self._on_reset(await self.env.async_reset(seed=seed, options=options))
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async ``step``."""
-        return self._on_step(await self.env.async_step(action))
