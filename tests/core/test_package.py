@@ -141,8 +141,7 @@ def test_envs_all_is_the_spec_list() -> None:
         "PortfolioEnv",
         "TradingEnv",
     ]
-    built = [name for name in sekai.envs.finance.__all__ if not name.endswith("Renderer")]
-    assert built == [
+    assert sekai.envs.finance.__all__ == [
         "LimitOrderBookEnv",
         "LimitOrderBookMarket",
         "MarketEnv",
@@ -154,6 +153,13 @@ def test_envs_all_is_the_spec_list() -> None:
         "PortfolioVecEnv",
         "MarketMakingVecEnv",
         "OptimalExecutionVecEnv",
+        "TradingRenderer",
+        "PortfolioRenderer",
+        "MarketRenderer",
+        "MarketMakingRenderer",
+        "OptimalExecutionRenderer",
+        "LimitOrderBookRenderer",
+        "LimitOrderBookMarketRenderer",
         "default_market",
         "random_correlation",
         "sample_window",

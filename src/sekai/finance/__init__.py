@@ -1,4 +1,4 @@
-"""The finance toolkit: data, simulators, costs, accounting, rewards, metrics, order book."""
+"""The finance toolkit: data, simulators, costs, accounts, rewards, metrics, order book, charts."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from sekai.finance import (
     features,
     lob,
     metrics,
+    rendering,
     rewards,
     sampling,
     simulators,
@@ -33,6 +34,7 @@ from sekai.finance.metrics import (
     performance_summary,
     pnl_summary,
 )
+from sekai.finance.rendering import OrderBookChart, PriceChart, UniverseChart
 from sekai.finance.rewards import (
     DifferentialSharpe,
     DrawdownPenalty,
@@ -110,12 +112,16 @@ __all__ = [
     "Side",
     "BACKGROUND",
     "ZeroIntelligenceFlow",
+    "PriceChart",
+    "OrderBookChart",
+    "UniverseChart",
     "account",
     "costs",
     "data",
     "features",
     "lob",
     "metrics",
+    "rendering",
     "rewards",
     "sampling",
     "simulators",

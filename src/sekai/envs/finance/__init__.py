@@ -11,6 +11,15 @@ from sekai.envs.finance.market_env import MarketEnv
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import OptimalExecutionEnv
 from sekai.envs.finance.portfolio import PortfolioEnv
+from sekai.envs.finance.rendering import (
+    LimitOrderBookMarketRenderer,
+    LimitOrderBookRenderer,
+    MarketMakingRenderer,
+    MarketRenderer,
+    OptimalExecutionRenderer,
+    PortfolioRenderer,
+    TradingRenderer,
+)
 from sekai.envs.finance.trading import TradingEnv
 from sekai.envs.finance.vector import (
     MarketMakingVecEnv,
@@ -31,6 +40,13 @@ __all__ = [
     "PortfolioVecEnv",
     "MarketMakingVecEnv",
     "OptimalExecutionVecEnv",
+    "TradingRenderer",
+    "PortfolioRenderer",
+    "MarketRenderer",
+    "MarketMakingRenderer",
+    "OptimalExecutionRenderer",
+    "LimitOrderBookRenderer",
+    "LimitOrderBookMarketRenderer",
     "default_market",
     "random_correlation",
     "sample_window",
