@@ -496,15 +496,19 @@ class OrderBookChart(Panel):
         middle = area.top - (n + 0.5) * row
         canvas.rect(area.left, middle - row / 2, area.right, middle + row / 2, theme.grid)
         if show_text:
-            canvas.text(
-                (area.left + area.right) / 2,
-                middle,
-                self._summary(book, centre),
-                theme.text_secondary,
-                size=size,
-                align="center",
-                valign="middle",
-            )
+            summary = self._summary(book, centre)
+            if text_width(summary, size) > area.width:  # small frames: keep the mid only
+                summary = summary.split(" \u00b7 ")[0]
+            with canvas.clip(area.left, area.bottom, area.right, area.top):
+                canvas.text(
+                    (area.left + area.right) / 2,
+                    middle,
+                    summary,
+                    theme.text_secondary,
+                    size=size,
+                    align="center",
+                    valign="middle",
+                )
 
     @staticmethod
     def _summary(book: OrderBook, centre: float) -> str:
