@@ -13,53 +13,16 @@ Usage: ``python benchmarks/wrappers.py [--steps N] [--repeats R] [--seed S]``
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["main", "seconds_per_step"]
+from single_env import run_gymnasium, run_sekai, steps_per_second
+
+__all__ = ["main"]
 
 Factory = Callable[[], Any]
-
-
-def _run_sekai(env: Any, actions: Sequence[int], seed: int) -> None:
-    env.reset(seed=seed)
-    step = env.step
-    reset = env.reset
-    for action in actions:
-        result = step(action)
-        if result.terminated or result.truncated:
-            reset()
-
-
-def _run_gymnasium(env: Any, actions: Sequence[int], seed: int) -> None:
-    env.reset(seed=seed)
-    step = env.step
-    reset = env.reset
-    for action in actions:
-        _, _, terminated, truncated, _ = step(action)
-        if terminated or truncated:
-            reset()
-
-
-def seconds_per_step(
-    runner: Callable[[Any, Sequence[int], int], None],
-    env: Any,
-    actions: Sequence[int],
-    *,
-    seed: int,
-    repeats: int,
-) -> float:
-    """Best-of-``repeats`` seconds per step of ``runner(env, actions, seed)``, after a warm-up."""
-    runner(env, actions[: min(5_000, len(actions))], seed)
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        runner(env, actions, seed)
-        best = min(best, time.perf_counter() - start)
-    return best / len(actions)
 
 
 def _candidates() -> list[tuple[str, Factory, Factory | None]]:
@@ -139,13 +102,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     actions = np.random.default_rng(args.seed).integers(0, 2, size=args.steps).tolist()
 
     def timed(runner: Callable[[Any, Sequence[int], int], None], factory: Factory) -> float:
-        return seconds_per_step(runner, factory(), actions, seed=args.seed, repeats=args.repeats)
+        """Seconds per step of a fresh env from ``factory``."""
+        warmup = min(5_000, len(actions))
+        rate = steps_per_second(
+            runner, factory(), actions, seed=args.seed, repeats=args.repeats, warmup=warmup
+        )
+        return 1.0 / rate
 
     rows = [
         (
             name,
-            timed(_run_sekai, ours),
-            None if theirs is None else timed(_run_gymnasium, theirs),
+            timed(run_sekai, ours),
+            None if theirs is None else timed(run_gymnasium, theirs),
         )
         for name, ours, theirs in _candidates()
     ]
