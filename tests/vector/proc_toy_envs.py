@@ -35,9 +35,11 @@ class ToyEnv(sekai.Env):
     """Observations sampled from any space; episodes of ``length`` steps.
 
     Faults on request: ``step(fail_on)`` raises ValueError, ``step(lock_on)`` returns an
-    unpicklable observation, ``step(slow_on)`` sleeps ``delay`` seconds, ``reset(options=
-    {"fail": True})`` raises, ``close()`` raises (``fail_close``) or hangs (``hang_close``: 1
-    sleeps, 2 also ignores SIGTERM). ``marker``: a file touched by ``close()``.
+    unpicklable observation, ``step(lock_info_on)`` an unpicklable info, ``step(a)`` returns
+    ``bad_obs[a]`` as observation for an action in ``bad_obs``, ``step(slow_on)`` sleeps
+    ``delay`` seconds, ``reset(options={"fail": True})`` raises, ``close()`` raises
+    (``fail_close``) or hangs (``hang_close``: 1 sleeps, 2 also ignores SIGTERM; ``close_delay``
+    sleeps that long). ``marker``: a file touched by ``close()``.
     """
 
     def __init__(
@@ -48,10 +50,13 @@ class ToyEnv(sekai.Env):
         length: int = 5,
         fail_on: Any = None,
         lock_on: Any = None,
+        lock_info_on: Any = None,
+        bad_obs: dict[Any, Any] | None = None,
         slow_on: Any = None,
         delay: float = 0.0,
         fail_close: bool = False,
         hang_close: int = 0,
+        close_delay: float = 0.0,
         marker: str | None = None,
     ) -> None:
         # a copy: sub-envs built from one closure must not share the space's generator
@@ -60,10 +65,13 @@ class ToyEnv(sekai.Env):
         self.length = length
         self.fail_on = fail_on
         self.lock_on = lock_on
+        self.lock_info_on = lock_info_on
+        self.bad_obs = bad_obs or {}
         self.slow_on = slow_on
         self.delay = delay
         self.fail_close = fail_close
         self.hang_close = hang_close
+        self.close_delay = close_delay
         self.marker = marker
         self.count = 0
 
@@ -84,7 +92,11 @@ class ToyEnv(sekai.Env):
         obs = self.observation_space.sample()
         if self.lock_on is not None and action == self.lock_on:
             obs = threading.Lock()
-        info = {"count": self.count, "action": action}
+        if self.bad_obs:
+            obs = self.bad_obs.get(int(action), obs)
+        info: dict[str, Any] = {"count": self.count, "action": action}
+        if self.lock_info_on is not None and action == self.lock_info_on:
+            info["lock"] = threading.Lock()
         return StepResult(obs, float(self.count), self.count >= self.length, False, info)
 
     def ping(self, x: Any, *, scale: int = 1) -> Any:
@@ -97,6 +109,7 @@ class ToyEnv(sekai.Env):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if self.hang_close:
             time.sleep(60)
+        time.sleep(self.close_delay)
         if self.fail_close:
             raise RuntimeError("close failed on request")
 
@@ -122,6 +135,21 @@ def deadline() -> Iterator[None]:
 
 def raising_factory() -> sekai.Env:
     raise RuntimeError("factory exploded")
+
+
+class UnprintableError(Exception):
+    """An exception whose ``str()`` raises."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def unprintable_factory() -> sekai.Env:
+    raise UnprintableError()
+
+
+def non_env_factory() -> Any:
+    return 5
 
 
 def exiting_factory() -> sekai.Env:
@@ -168,3 +196,27 @@ def assert_no_leftovers() -> None:
     """No worker process and no shared-memory block of ours is left."""
     assert our_workers() == []
     assert our_blocks() == []
+
+
+def exited(pid: int) -> bool:
+    """Whether process ``pid`` has exited (gone, or a zombie that its parent has not reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
+
+
+def reaped(pid: int) -> bool:
+    """Whether process ``pid`` is gone altogether: exited and reaped, no zombie left."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+def wait_until(condition: Any, timeout: float = 10.0) -> bool:
+    """Poll ``condition()`` every 50 ms until it holds or ``timeout`` seconds pass."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -86,7 +87,8 @@ def test_step_raises_in_multi_env_workers() -> None:
     with pytest.raises(VecEnvWorkerError) as info:
         vec.step(np.array([0, 0, 1, 0]))
     assert info.value.rank == 2 and info.value.exc_type == "ValueError"
-    assert vec.get_attr("count") == [2, 1, 0, 0]  # a worker stops at its failing sub-env
+    # every other sub-env of a failed step advances, in every worker: counts never drift
+    assert vec.get_attr("count") == [2, 1, 0, 2]
     close_and_check(vec)
 
 
@@ -230,8 +232,12 @@ def test_unpicklable_observation(
 def test_hung_worker_at_close(hang: int, signum: int) -> None:
     vec = ProcVecEnv([lambda: ToyEnv(hang_close=hang), ToyEnv], close_timeout=0.5)
     start = time.monotonic()
-    vec.close()  # a hang is no failure of the sub-env: nothing raised
+    with pytest.warns(RuntimeWarning) as caught:  # a hang is no failure: nothing raised
+        vec.close()
     elapsed = time.monotonic() - start
+    assert [str(w.message) for w in caught] == [
+        "Sub-env 0 did not finish close() within close_timeout=0.5 s: its worker was terminated."
+    ]
     assert elapsed < 0.5 + 1.0 + 1.5
     if signum == signal.SIGKILL:
         assert elapsed > 0.5 + 1.0 - 0.1  # SIGTERM ignored: killed after the 1-second grace
@@ -277,3 +283,75 @@ def test_unpicklable_factory() -> None:
     with pytest.raises(TypeError, match="pickle"):
         ProcVecEnv([ToyEnv, ToyEnv, lambda: (lock, ToyEnv())[1]])
     assert_no_leftovers()
+
+
+# -- arguments and start-up -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"num_workers": True}, TypeError, r"num_workers must be a positive int or None, got True"),
+        ({"num_workers": "2"}, TypeError, r"got '2' \(str\)"),
+        ({"num_workers": 2.5}, ValueError, r"num_workers must be a positive int or None, got 2.5"),
+        ({"num_workers": 0}, ValueError, r"got 0\.$"),
+        ({"close_timeout": 0}, ValueError, r"close_timeout must be a positive number"),
+        ({"close_timeout": -1.0}, ValueError, r"got -1.0\.$"),
+        ({"close_timeout": float("nan")}, ValueError, r"got nan\.$"),
+        ({"close_timeout": True}, TypeError, r"close_timeout must be a positive number"),
+        ({"close_timeout": "5"}, TypeError, r"got '5' \(str\)"),
+        ({"context": 5}, TypeError, r"context must be a start method name or None"),
+        ({"context": "bogus"}, ValueError, r"bogus"),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        ProcVecEnv([ToyEnv] * 2, **kwargs)
+    assert_no_leftovers()
+
+
+def test_infinite_close_timeout_waits_for_a_slow_close() -> None:
+    vec = ProcVecEnv([lambda: ToyEnv(close_delay=0.6)], close_timeout=float("inf"))
+    vec.close()  # no warning: the slow close() finished
+    assert [p.exitcode for p in vec._processes] == [0]
+    assert_released(vec)
+
+
+def test_slow_close_warns_naming_the_sub_env(tmp_path: Path) -> None:
+    fns = [
+        lambda k=k: ToyEnv(close_delay=30.0 if k == 2 else 0.0, marker=str(tmp_path / f"c{k}"))
+        for k in range(4)
+    ]
+    vec = ProcVecEnv(fns, num_workers=2, close_timeout=0.5)
+    with pytest.warns(RuntimeWarning, match=r"^Sub-env 2 did not finish close\(\) within "):
+        vec.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c0", "c1", "c2"]
+    assert_released(vec)
+    assert_no_leftovers()
+
+
+UNGUARDED = """
+import sys
+sys.path.insert(0, {src!r})
+import sekai
+from sekai.vector.proc_vec_env import ProcVecEnv
+
+vec = ProcVecEnv([lambda: sekai.make("CartPole-v1")] * 2, context={method!r})
+vec.close()
+print("built")
+"""
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_script_without_main_guard(tmp_path: Path, method: str) -> None:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED.format(src=src, method=method))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=50, cwd=tmp_path
+    )
+    assert done.returncode == 1 and "built" not in done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("sekai.error.VecEnvWorkerError: Sub-env 0 raised RuntimeError: ")
+    assert 'under `if __name__ == "__main__":`' in last and f"the {method!r} start method" in last
+    assert "exited unexpectedly" not in done.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -67,7 +67,11 @@ def _writer(space: Space[Any], arrays: Iterator[np.ndarray[Any, Any]]) -> _Write
         keyed = [(key, _writer(sub, arrays)) for key, sub in space.spaces.items()]
 
         def write_dict(index: int, obs: Any) -> None:
+            if not isinstance(obs, Mapping) or len(obs) != len(keyed):
+                raise _misfit(space, obs)
             for key, write in keyed:
+                if key not in obs:
+                    raise _misfit(space, obs)
                 write(index, obs[key])
 
         return write_dict
@@ -75,11 +79,70 @@ def _writer(space: Space[Any], arrays: Iterator[np.ndarray[Any, Any]]) -> _Write
         positional = [_writer(sub, arrays) for sub in space.spaces]
 
         def write_tuple(index: int, obs: Any) -> None:
+            if not isinstance(obs, (tuple, list)) or len(obs) != len(positional):
+                raise _misfit(space, obs)
             for write, part in zip(positional, obs, strict=True):
                 write(index, part)
 
         return write_tuple
-    return next(arrays).__setitem__
+    return _leaf_writer(space, next(arrays))
+
+
+def _misfit(space: Space[Any], obs: Any) -> Exception:
+    """The error for a Dict/Tuple observation whose keys or length differ from ``space``."""
+    expected = "a mapping with its keys" if isinstance(space, Dict) else "a tuple of its length"
+    error = ValueError if isinstance(obs, (Mapping, tuple, list)) else TypeError
+    return error(f"observation does not fit {space!r}: expected {expected}, got {obs!r}.")
+
+
+def _leaf_writer(space: Space[Any], array: np.ndarray[Any, Any]) -> _Writer:
+    """Store one observation of a leaf space in its row of ``array``, checked.
+
+    The observation must have the row's shape exactly (nothing is broadcast) and a dtype that
+    casts to the row's within its kind (``same_kind``) without overflow: an integer must fit
+    the row's integer type and a finite float must stay finite. ``ValueError`` for a wrong
+    shape or a value that does not fit, ``TypeError`` for a dtype of another kind.
+    """
+    shape = array.shape[1:]
+    dtype = array.dtype
+
+    def write(index: int, obs: Any) -> None:
+        if obs.__class__ is np.ndarray and obs.dtype == dtype and obs.shape == shape:
+            array[index] = obs
+        else:
+            _store(space, array, index, obs)
+
+    return write
+
+
+def _store(space: Space[Any], array: np.ndarray[Any, Any], index: int, obs: Any) -> None:
+    """The checked slow path of ``_leaf_writer``: any array-like ``obs``."""
+    shape = array.shape[1:]
+    target = array.dtype
+    value = np.asarray(obs)
+    arrived = f"got {obs!r} (shape {value.shape}, dtype {value.dtype})"
+    if value.shape != shape:
+        raise ValueError(f"observation does not fit {space!r}: expected shape {shape}, {arrived}.")
+    if not np.can_cast(value.dtype, target, "same_kind"):
+        raise TypeError(
+            f"observation does not fit {space!r}: expected dtype {target} (or one that casts "
+            f"to it within its kind), {arrived}."
+        )
+    if target.kind in "iu" and value.dtype.kind in "iub" and value.size:
+        limits = np.iinfo(target)
+        if value.min() < limits.min or value.max() > limits.max:
+            raise ValueError(
+                f"observation does not fit {space!r}: values outside the range of {target} "
+                f"[{limits.min}, {limits.max}], {arrived}."
+            )
+    with np.errstate(over="ignore"):
+        array[index] = value
+    if target.kind == "f" and value.dtype != target:
+        overflow = np.isinf(array[index]) & ~np.isinf(value)
+        if overflow.any():
+            raise ValueError(
+                f"observation does not fit {space!r}: finite values overflow {target}, {arrived}."
+            )
 
 
 def _reader(space: Space[Any], arrays: Iterator[np.ndarray[Any, Any]]) -> _Reader:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import multiprocessing
+import numbers
 import os
 import pickle
 import signal
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterable
 from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
@@ -48,6 +51,20 @@ _PROTOCOL = pickle.HIGHEST_PROTOCOL
 _DIED = "worker process exited unexpectedly"
 _GRACE = 1.0
 """Seconds ``close()`` gives terminated workers, all together, before killing them."""
+_DEAD_PIPE = (EOFError, BrokenPipeError, ConnectionResetError)
+"""What reading or writing a worker's pipe raises once the worker has died: nothing else
+(a ``TimeoutError`` from a signal handler, say) means that the worker is dead."""
+_BOOTSTRAP_EXIT = 87
+"""Exit code of a worker that was asked to start a ``ProcVecEnv`` while it was bootstrapping."""
+_BOOTSTRAP_ERROR = (
+    "the worker processes re-ran the main script while starting up and it tried to build "
+    "another ProcVecEnv there. With the {context!r} start method every worker imports the main "
+    'module again: put the code that builds the ProcVecEnv under `if __name__ == "__main__":` '
+    "(or use context='fork' where the platform has it)."
+)
+_PARENT_ENDS: set[int] = set()
+"""File descriptors of the parent's end of every open worker pipe in this process: a forked
+worker closes its copies, so that the death of this process ends every worker's pipe."""
 
 _ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
 """``iterate`` implementations that split an ndarray batch along its first axis."""
@@ -89,7 +106,9 @@ class _Worker:
         """Build the sub-envs, report, then answer commands until ``close`` or EOF."""
         try:
             fns = pickle.loads(payload)
-            self.envs = build_envs([functools.partial(self._build, fn) for fn in fns])
+            builders = [functools.partial(self._build, fn) for fn in fns]
+            self.current = -1
+            self.envs = build_envs(builders, self.first)
         except Exception as exc:
             self._fail(0, exc)
         else:
@@ -106,7 +125,7 @@ class _Worker:
             command = None
             try:
                 command, data = pickle.loads(memoryview(message)[8:])
-                result = getattr(self, command)(data)
+                result = getattr(self, command)(seq, data)
             except Exception as exc:
                 self._fail(seq, exc)
             else:
@@ -117,9 +136,25 @@ class _Worker:
             self.shm.close()
 
     def _build(self, fn: Callable[[], Any]) -> Any:
-        env = fn()
         self.current += 1
-        return env
+        return fn()
+
+    def _each(self, fn: Callable[..., Any], *columns: Iterable[Any]) -> list[Any]:
+        """``fn(env, *items)`` for every sub-env, even after one raised; then raise the first
+        error (``current`` names its sub-env)."""
+        results = []
+        failure: tuple[int, Exception] | None = None
+        for j, items in enumerate(zip(self.envs, *columns, strict=True)):
+            self.current = j
+            try:
+                results.append(fn(j, *items))
+            except Exception as exc:
+                if failure is None:
+                    failure = (j, exc)
+        if failure is not None:
+            self.current = failure[0]
+            raise failure[1]
+        return results
 
     def _reply(self, seq: int, data: Any) -> None:
         try:
@@ -132,7 +167,8 @@ class _Worker:
             self.conn.send_bytes(message)
 
     def _fail(self, seq: int, exc: Exception) -> None:
-        error = (self.first + self.current, type(exc).__name__, str(exc), traceback.format_exc())
+        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        error = (self.first + self.current, type(exc).__name__, _describe(exc), trace)
         self.conn.send_bytes(_frame(seq, pickle.dumps((False, error), _PROTOCOL)))
 
     def _row(self, j: int, obs: Any, *rest: Any) -> tuple[Any, ...]:
@@ -142,85 +178,70 @@ class _Worker:
         self.shm.write(self.first + j, obs)
         return rest
 
-    def attach(self, data: tuple[str, Space[Any], int]) -> None:
+    def attach(self, seq: int, data: tuple[str, Space[Any], int]) -> None:
         """Attach to the parent's shared-memory block: ``(name, space, num_envs)``."""
         name, space, num_envs = data
         self.shm = SharedObservations(space, num_envs, name)
 
-    def step(self, actions: Iterable[Any]) -> list[tuple[Any, ...]]:
+    def step(self, seq: int, actions: Iterable[Any]) -> list[tuple[Any, ...]]:
         """Step each sub-env, resetting or freezing it when its episode ends."""
-        rows = []
-        frozen = self.frozen
-        for j, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
-            self.current = j
-            final = frozen[j]
-            if final is not None:
-                result = frozen_step(final)
-            else:
-                result = env.step(action)
-                if needs_autoreset(result):
-                    if self.autoreset:
-                        result = merge_autoreset(result, env.reset())
-                    else:
-                        frozen[j] = result
-            rows.append(
-                self._row(
-                    j,
-                    result.observation,
-                    result.reward,
-                    result.terminated,
-                    result.truncated,
-                    result.info,
-                )
-            )
-        return rows
+        return self._each(self._step_one, actions)
 
-    def reset(self, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
+    def _step_one(self, j: int, env: Any, action: Any) -> tuple[Any, ...]:
+        final = self.frozen[j]
+        if final is not None:
+            result = frozen_step(final)
+        else:
+            result = env.step(action)
+            if needs_autoreset(result):
+                if self.autoreset:
+                    result = merge_autoreset(result, env.reset())
+                else:
+                    self.frozen[j] = result
+        return self._row(
+            j, result.observation, result.reward, result.terminated, result.truncated, result.info
+        )
+
+    def reset(self, seq: int, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
         """Reset each sub-env with its ``(seed, options)``; unfreeze them all."""
         self.frozen = [None] * len(self.envs)
-        rows = []
-        for j, (env, (seed, options)) in enumerate(zip(self.envs, requests, strict=True)):
-            self.current = j
-            result = env.reset(seed=seed, options=options)
-            rows.append(self._row(j, result.observation, result.info))
-        return rows
+        return self._each(self._reset_one, requests)
 
-    def get_attr(self, name: str) -> list[Any]:
+    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any]) -> tuple[Any, ...]:
+        result = env.reset(seed=request[0], options=request[1])
+        return self._row(j, result.observation, result.info)
+
+    def get_attr(self, seq: int, name: str) -> list[Any]:
         """Attribute ``name`` of each sub-env."""
-        values = []
-        for j, env in enumerate(self.envs):
-            self.current = j
-            values.append(env_get_attr(env, name))
-        return values
+        return self._each(lambda j, env: env_get_attr(env, name))
 
-    def set_attr(self, data: tuple[str, list[Any]]) -> None:
+    def set_attr(self, seq: int, data: tuple[str, list[Any]]) -> None:
         """Set attribute ``name`` of each sub-env to its value: ``(name, values)``."""
         name, values = data
-        for j, (env, value) in enumerate(zip(self.envs, values, strict=True)):
-            self.current = j
-            env_set_attr(env, name, value)
+        self._each(lambda j, env, value: env_set_attr(env, name, value), values)
 
-    def call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
+    def call(self, seq: int, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
         """Call method ``name`` of each sub-env: ``(name, args, kwargs)``."""
         name, args, kwargs = data
-        values = []
-        for j, env in enumerate(self.envs):
-            self.current = j
-            values.append(env_call(env, name, args, kwargs))
-        return values
+        return self._each(lambda j, env: env_call(env, name, args, kwargs))
 
-    def close(self, data: None) -> None:
-        """Close every sub-env, then raise the first error (``current`` names its sub-env)."""
-        failure: tuple[int, Exception] | None = None
-        for j, env in enumerate(self.envs):
-            try:
-                env.close()
-            except Exception as exc:
-                if failure is None:
-                    failure = (j, exc)
-        if failure is not None:
-            self.current = failure[0]
-            raise failure[1]
+    def close(self, seq: int, data: None) -> None:
+        """Close every sub-env, announcing each first (so that the parent can name one that
+        hangs); then raise the first error (``current`` names its sub-env)."""
+
+        def close_one(j: int, env: Any) -> None:
+            self.conn.send_bytes(_frame(seq, pickle.dumps((None, self.first + j), _PROTOCOL)))
+            env.close()
+
+        self._each(close_one)
+
+
+def _describe(exc: BaseException) -> str:
+    """``str(exc)``, or a note saying that it raised."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
 
 
 def _picklable(obj: Any) -> bool:
@@ -242,10 +263,43 @@ def _pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
         raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
 
 
-def _worker_main(conn: Connection, payload: bytes, first: int, autoreset: bool) -> None:
-    """Entry point of a worker process: ``payload`` pickles the factories of its sub-envs."""
+def _worker_main(
+    conn: Connection, payload: bytes, first: int, autoreset: bool, inherited: tuple[int, ...]
+) -> None:
+    """Entry point of a worker process: ``payload`` pickles the factories of its sub-envs;
+    ``inherited`` lists the parent's pipe ends that a forked worker holds copies of."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in inherited:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     _Worker(conn, first, autoreset).serve(payload)
+
+
+def _check_num_workers(num_workers: Any) -> int | None:
+    """``num_workers`` checked: None or a positive int."""
+    if num_workers is None:
+        return None
+    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Real):
+        raise TypeError(
+            f"num_workers must be a positive int or None, got {num_workers!r} "
+            f"({type(num_workers).__name__})."
+        )
+    if not isinstance(num_workers, numbers.Integral) or num_workers < 1:
+        raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}.")
+    return int(num_workers)
+
+
+def _check_close_timeout(close_timeout: Any) -> float:
+    """``close_timeout`` checked: a positive number of seconds (``inf`` waits for ever)."""
+    if isinstance(close_timeout, bool) or not isinstance(close_timeout, numbers.Real):
+        raise TypeError(
+            f"close_timeout must be a positive number of seconds, got {close_timeout!r} "
+            f"({type(close_timeout).__name__})."
+        )
+    seconds = float(close_timeout)
+    if math.isnan(seconds) or seconds <= 0:
+        raise ValueError(f"close_timeout must be a positive number of seconds, got {seconds}.")
+    return seconds
 
 
 class ProcVecEnv(VecEnv[Any, Any]):
@@ -268,15 +322,16 @@ class ProcVecEnv(VecEnv[Any, Any]):
         self._processes: list[BaseProcess] = []
         self._conns: list[Connection] = []
         self._shm: SharedObservations | None = None
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            _exit_bootstrapping(context)
         fns = list(env_fns)
         if not fns:
             raise ValueError("ProcVecEnv needs at least one env factory in env_fns.")
-        if num_workers is not None and num_workers < 1:
-            raise ValueError(f"num_workers must be at least 1, got {num_workers}.")
+        workers = _check_num_workers(num_workers)
         self.num_envs = len(fns)
-        self.num_workers = self.num_envs if num_workers is None else min(num_workers, self.num_envs)
+        self.num_workers = self.num_envs if workers is None else min(workers, self.num_envs)
         self.autoreset = bool(autoreset)
-        self.close_timeout = float(close_timeout)
+        self.close_timeout = _check_close_timeout(close_timeout)
         self._groups: list[list[int]] = [
             group.tolist() for group in np.array_split(np.arange(self.num_envs), self.num_workers)
         ]
@@ -284,8 +339,14 @@ class ProcVecEnv(VecEnv[Any, Any]):
         self._seq = 0  # of the last command; a worker's construction reply is seq 0
         self._dead: set[int] = set()
         if context is None:
-            context = "spawn" if sys.platform == "win32" else "forkserver"
-        ctx = multiprocessing.get_context(context)
+            context = _default_context()
+        elif not isinstance(context, str):
+            raise TypeError(
+                f"context must be a start method name or None, got {context!r} "
+                f"({type(context).__name__})."
+            )
+        ctx = multiprocessing.get_context(context)  # ValueError for an unknown method
+        self._context = context
         if os.name == "posix":
             resource_tracker.ensure_running()
         try:
@@ -310,16 +371,18 @@ class ProcVecEnv(VecEnv[Any, Any]):
     def _start_worker(self, ctx: Any, k: int, payload: bytes) -> None:
         """Start worker ``k`` on the pickled factories of its group."""
         parent_conn, child_conn = ctx.Pipe()
+        _PARENT_ENDS.add(parent_conn.fileno())
+        inherited = tuple(_PARENT_ENDS) if ctx.get_start_method() == "fork" else ()
         process = ctx.Process(
             target=_worker_main,
-            args=(child_conn, payload, self._groups[k][0], self.autoreset),
+            args=(child_conn, payload, self._groups[k][0], self.autoreset, inherited),
             name=f"sekai-ProcVecEnv-worker-{k}",
             daemon=True,
         )
         try:
             process.start()
         except BaseException:
-            parent_conn.close()
+            _close_parent_end(parent_conn)
             raise
         finally:
             child_conn.close()
@@ -336,19 +399,28 @@ class ProcVecEnv(VecEnv[Any, Any]):
     def _death_error(self, w: int) -> VecEnvWorkerError:
         """The error reporting that worker ``w`` has died."""
         group = self._groups[w]
+        process = self._processes[w]
+        process.join(_GRACE)  # its pipe closes as it exits: the exit code follows at once
+        if process.exitcode == _BOOTSTRAP_EXIT:
+            message = _BOOTSTRAP_ERROR.format(context=self._context)
+            return VecEnvWorkerError(group[0], "RuntimeError", message, "")
         error = VecEnvWorkerError(group[0], "EOFError", _DIED, "")
         if len(group) > 1:
             error.args = (f"Worker {w} (sub-envs {group[0]}-{group[-1]}) raised EOFError: {_DIED}",)
         return error
 
-    def _read(self, w: int, timeout: float | None = None) -> tuple[int, bool, Any] | None:
-        """The next reply of worker ``w``; None after ``timeout`` or if it died (see _dead)."""
+    def _read(self, w: int, timeout: float | None = None) -> tuple[int, bool | None, Any] | None:
+        """The next reply of worker ``w``; None after ``timeout`` or if it died (see _dead).
+
+        Only the end of the pipe means a dead worker: anything else raised while waiting (an
+        interrupt, an error from a signal handler) propagates and leaves the worker usable.
+        """
         conn = self._conns[w]
         try:
             if timeout is not None and not conn.poll(timeout):
                 return None
             message = conn.recv_bytes()
-        except (EOFError, OSError):
+        except _DEAD_PIPE:
             self._dead.add(w)
             return None
         seq = int.from_bytes(message[:8], "little")
@@ -361,7 +433,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
 
     def _await(
         self, w: int, seq: int, deadline: float | None = None
-    ) -> tuple[int, bool, Any] | None:
+    ) -> tuple[int, bool | None, Any] | None:
         """The reply of worker ``w`` to message ``seq``; None as ``_read``.
 
         Older replies, left unread by an interrupted call, are read and discarded first, so
@@ -408,7 +480,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
         for w, message in enumerate(messages):
             try:
                 self._conns[w].send_bytes(message)
-            except OSError:
+            except _DEAD_PIPE:
                 self._dead.add(w)
         return self._gather(seq)
 
@@ -488,8 +560,13 @@ class ProcVecEnv(VecEnv[Any, Any]):
             raise error
 
     def _shutdown(self) -> VecEnvWorkerError | None:
-        """Ask every worker to close, stop the survivors, free everything; return 1st failure."""
-        deadline = time.monotonic() + self.close_timeout
+        """Ask every worker to close, stop the survivors, free everything; return 1st failure.
+
+        A worker that has not finished closing its sub-envs by ``close_timeout`` is
+        terminated, with a ``RuntimeWarning`` naming the sub-env it was closing.
+        """
+        limit = self.close_timeout
+        deadline = None if math.isinf(limit) else time.monotonic() + limit
         self._seq += 1
         seq = self._seq
         message = _frame(seq, pickle.dumps(("close", None), _PROTOCOL))
@@ -499,7 +576,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
             if w not in known_dead:
                 try:
                     conn.send_bytes(message)
-                except OSError:
+                except _DEAD_PIPE:
                     self._dead.add(w)
                 else:
                     asked.append(w)
@@ -507,38 +584,91 @@ class ProcVecEnv(VecEnv[Any, Any]):
         for w in range(len(self._conns)):
             if w in known_dead:
                 continue
+            closing = None  # the sub-env the worker said it was closing
             reply = self._await(w, seq, deadline) if w in asked else None
-            if reply is not None and not reply[1]:
-                first = first or VecEnvWorkerError(*reply[2])
-            elif reply is None and w in self._dead:
+            while reply is not None and reply[1] is None:
+                closing = reply[2]
+                reply = self._await(w, seq, deadline)
+            if reply is not None:
+                if not reply[1]:
+                    first = first or VecEnvWorkerError(*reply[2])
+            elif w in self._dead:
                 first = first or self._death_error(w)
+            else:
+                self._warn_unclosed(w, closing)
         for process in self._processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-        survivors = [process for process in self._processes if process.is_alive()]
-        for process in survivors:
-            process.terminate()
-        grace = time.monotonic() + _GRACE
-        for process in survivors:
-            process.join(max(0.0, grace - time.monotonic()))
-        for process in survivors:
-            if process.is_alive():
-                process.kill()
-                process.join()
+            process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        _stop(self._processes)
+        self._release()
+        return first
+
+    def _warn_unclosed(self, w: int, closing: int | None) -> None:
+        """Warn that worker ``w`` did not finish closing in time (``closing``: its sub-env)."""
+        limit = f"close_timeout={self.close_timeout:g} s"
+        if closing is not None:
+            text = f"Sub-env {closing} did not finish close() within {limit}"
+        else:
+            group = self._groups[w]
+            names = f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
+            text = (
+                f"Worker {w} ({names}) was still busy with an earlier call and did not close "
+                f"its sub-envs within {limit}"
+            )
+        warnings.warn(f"{text}: its worker was terminated.", RuntimeWarning, stacklevel=4)
+
+    def _release(self) -> None:
+        """Close the pipes and free the shared-memory block."""
         for conn in self._conns:
-            conn.close()
+            _close_parent_end(conn)
         if self._shm is not None:
             self._shm.close()
-        return first
 
     def __del__(self) -> None:
         if self.closed:
             return
         self.closed = True
         with contextlib.suppress(Exception):  # e.g. at interpreter shutdown
-            for process in self._processes:
-                if process.is_alive():
-                    process.terminate()
-            for conn in self._conns:
-                conn.close()
-            if self._shm is not None:
-                self._shm.close()
+            for conn in self._conns:  # a worker exits by itself at the end of its pipe
+                _close_parent_end(conn)
+            _stop(self._processes, _GRACE)
+            self._release()
+
+
+def _stop(processes: list[BaseProcess], wait: float = 0.0) -> None:
+    """Join ``processes`` for ``wait`` seconds, then terminate, and finally kill, the rest."""
+    deadline = time.monotonic() + wait
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    survivors = [process for process in processes if process.is_alive()]
+    for process in survivors:
+        process.terminate()
+    grace = time.monotonic() + _GRACE
+    for process in survivors:
+        process.join(max(0.0, grace - time.monotonic()))
+    for process in survivors:
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
+def _close_parent_end(conn: Connection) -> None:
+    """Close the parent's end of a worker pipe and forget its descriptor."""
+    if not conn.closed:
+        _PARENT_ENDS.discard(conn.fileno())
+        conn.close()
+
+
+def _default_context() -> str:
+    """The default start method: ``forkserver`` on POSIX, ``spawn`` on Windows."""
+    return "spawn" if sys.platform == "win32" else "forkserver"
+
+
+def _exit_bootstrapping(context: str | None) -> None:
+    """End a worker that is building a ``ProcVecEnv`` while it imports the main module.
+
+    The parent sees the exit code and raises the explanation; it is printed here too.
+    """
+    method = context or _default_context()
+    sys.stderr.write(f"sekai.ProcVecEnv: {_BOOTSTRAP_ERROR.format(context=method)}\n")
+    sys.stderr.flush()
+    os._exit(_BOOTSTRAP_EXIT)

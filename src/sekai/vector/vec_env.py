@@ -116,12 +116,29 @@ def env_call(env: Any, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -
     return member(*args, **kwargs) if callable(member) else member
 
 
-def build_envs(env_fns: Iterable[Callable[[], Any]]) -> list[Any]:
-    """Call each factory; if one raises, close the envs already built and re-raise."""
+def check_built_env(env: Any, index: int) -> Any:
+    """Return ``env``; ``TypeError`` unless ``env_fns[index]`` built an environment."""
+    if not (
+        callable(getattr(env, "step", None))
+        and callable(getattr(env, "reset", None))
+        and isinstance(getattr(env, "observation_space", None), Space)
+        and isinstance(getattr(env, "action_space", None), Space)
+    ):
+        raise TypeError(
+            f"env_fns[{index}] returned {env!r} ({type(env).__name__}), not an environment: "
+            "expected an object with step(), reset() and sekai observation_space and "
+            "action_space, such as a sekai.Env."
+        )
+    return env
+
+
+def build_envs(env_fns: Iterable[Callable[[], Any]], first: int = 0) -> list[Any]:
+    """Call each factory and check what it built; if one fails, close the envs already built
+    and re-raise. ``first`` is the index of the first factory in the whole ``env_fns``."""
     envs: list[Any] = []
     try:
-        for env_fn in env_fns:
-            envs.append(env_fn())
+        for index, env_fn in enumerate(env_fns, first):
+            envs.append(check_built_env(env_fn(), index))
     except BaseException:
         for env in envs:
             with contextlib.suppress(Exception):
