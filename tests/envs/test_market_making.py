@@ -73,8 +73,8 @@ def test_invalid_parameter_names_it(name: str, value: Any) -> None:
 
 
 def test_boundary_parameters_are_accepted() -> None:
-    env = MarketMakingEnv(sigma=0.0, risk_aversion=0.0, max_offset=0.0, s0=-5.0, n_steps=1)
-    assert env.sigma == 0.0 and env.max_offset == 0.0 and env.s0 == -5.0
+    env = MarketMakingEnv(sigma=0.0, risk_aversion=0.0, max_offset=0.0, s0=1e-9, n_steps=1)
+    assert env.sigma == 0.0 and env.max_offset == 0.0 and env.s0 == 1e-9
     assert isinstance(MarketMakingEnv(n_steps=np.int64(3)).n_steps, int)
 
 

@@ -115,7 +115,7 @@ def test_constant_series_has_zero_volatility():
     flat = [0.1] * 3
     assert np.std(flat, ddof=1) > 0.0  # rounding noise that must not count
     assert annualized_volatility(flat) == 0.0
-    assert sharpe_ratio(flat) == 0.0
+    assert sharpe_ratio(flat) == math.inf  # zero std: the sign of the mean decides
     assert annualized_volatility([0.0] * 3) == 0.0
 
 
@@ -124,7 +124,7 @@ def test_sharpe_ratio():
     assert sharpe_ratio(R) == pytest.approx(0.05 / R_SD * math.sqrt(252))
     # risk_free is yearly: 2.52 / 252 = 0.01 per period, leaving excess [0, 0.01, 0.02].
     assert sharpe_ratio([0.01, 0.02, 0.03], risk_free=2.52) == pytest.approx(math.sqrt(252))
-    assert sharpe_ratio([0.1], periods_per_year=1) == 0.0
+    assert sharpe_ratio([0.1], periods_per_year=1) == math.inf
     assert sharpe_ratio([-0.1, -0.3], periods_per_year=4) == pytest.approx(
         -0.2 / math.sqrt(0.02) * 2
     )
@@ -187,9 +187,11 @@ def test_value_at_risk_zero_is_positive():
 
 
 def test_conditional_value_at_risk():
-    assert conditional_value_at_risk(R, level=0.5) == pytest.approx(0.05)  # mean(0.1, -0.2)
+    # sorted [-0.2, 0.1, 0.25]; level 0.5: the worst 1.5 returns, -0.2 and half of 0.1.
+    assert conditional_value_at_risk(R, level=0.5) == pytest.approx(0.15 / 1.5)
     assert conditional_value_at_risk(R, level=0.75) == pytest.approx(0.2)
-    assert conditional_value_at_risk(np.arange(-10, 11) / 100) == pytest.approx(0.095)
+    # 21 values: the worst 1.05 are -0.10 and 5% of -0.09.
+    assert conditional_value_at_risk(np.arange(-10, 11) / 100) == pytest.approx(0.1045 / 1.05)
     cvar = conditional_value_at_risk([0.0, 0.0])
     assert cvar == 0.0 and math.copysign(1.0, cvar) == 1.0
 
@@ -356,11 +358,15 @@ def test_performance_summary_matches_metrics():
     assert s.mean_turnover is None and s.total_cost is None
 
 
-def test_performance_summary_turnover_and_costs_of_any_length():
-    s = performance_summary(R, turnover=[1.0, 0.5], costs=[0.001, 0.0005, 0.002, 0.0015])
+def test_performance_summary_turnover_and_costs_one_per_period():
+    s = performance_summary(R, turnover=[1.0, 0.5, 0.75], costs=[0.001, 0.0005, 0.0035])
     assert s.mean_turnover == 0.75 and s.total_cost == pytest.approx(0.005)
     with pytest.raises(ValueError, match="turnover must not be empty"):
         performance_summary(R, turnover=[])
+    with pytest.raises(ValueError, match=r"expected length 3 .*got 2"):
+        performance_summary(R, turnover=[1.0, 0.5])
+    with pytest.raises(ValueError, match=r"expected length 3 .*got 4"):
+        performance_summary(R, costs=[0.001, 0.0005, 0.002, 0.0015])
     with pytest.raises(ValueError, match="costs must be finite"):
         performance_summary(R, costs=[math.nan])
     with pytest.raises(ValueError, match="risk_free must be finite"):
@@ -370,7 +376,7 @@ def test_performance_summary_turnover_and_costs_of_any_length():
 
 
 def test_performance_summary_as_dict_and_frozen():
-    s = performance_summary(R, 3, turnover=[1.0])
+    s = performance_summary(R, 3, turnover=[1.0] * 3)
     d = s.as_dict()
     assert list(d) == [f.name for f in dataclasses.fields(PerformanceSummary)]
     assert d["n_periods"] == 3 and d["mean_turnover"] == 1.0 and d["total_cost"] is None
@@ -380,7 +386,7 @@ def test_performance_summary_as_dict_and_frozen():
 
 
 def test_performance_summary_str():
-    s = performance_summary(R, 3, turnover=[1.0, 0.5], costs=[0.001, 0.0005, 0.002])
+    s = performance_summary(R, 3, turnover=[1.0, 0.5, 0.75], costs=[0.001, 0.0005, 0.002])
     assert str(s) == (
         "periods                     3\n"
         "total return           10.00%\n"
@@ -396,7 +402,7 @@ def test_performance_summary_str():
         "mean turnover          75.00%\n"
         "total cost              0.35%"
     )
-    lines = str(performance_summary([0.1, 0.2], 2, costs=[0.01])).splitlines()
+    lines = str(performance_summary([0.1, 0.2], 2, costs=[0.01, 0.0])).splitlines()
     assert len(lines) == 12 and lines[-1] == "total cost               1.00%"  # no turnover row
     assert lines[5] == "Sortino ratio              inf"
     assert lines[7] == "Calmar ratio               inf"
@@ -420,7 +426,7 @@ def test_pnl_summary_peak_starts_at_zero():
     assert pnl_summary([-1.0, -1.0]).max_drawdown == 2.0
     assert pnl_summary([1.0, 1.0]).max_drawdown == 0.0
     single = pnl_summary([5.0])
-    assert (single.pnl_volatility, single.sharpe_ratio, single.max_drawdown) == (0.0, 0.0, 0.0)
+    assert (single.pnl_volatility, single.sharpe_ratio, single.max_drawdown) == (0.0, math.inf, 0.0)
 
 
 def test_pnl_summary_scale_sets_the_rounding_tolerance():
@@ -428,7 +434,7 @@ def test_pnl_summary_scale_sets_the_rounding_tolerance():
     assert np.std(increments, ddof=1) > 0.0
     assert pnl_summary(increments).sharpe_ratio > 1e6
     scaled = pnl_summary(increments, scale=1e6)
-    assert scaled.pnl_volatility == 0.0 and scaled.sharpe_ratio == 0.0
+    assert scaled.pnl_volatility == 0.0 and scaled.sharpe_ratio == math.inf
     assert pnl_summary([2.0, 2.0, 2.0]).pnl_volatility == 0.0
     for bad in (-1.0, math.nan, math.inf):
         with pytest.raises(ValueError, match="scale must be"):
@@ -505,7 +511,8 @@ def test_records_equity_returns_exactly():
     results = run_episode(env)
     assert all("performance" not in r.info for r in results[:-1])
     summary = results[-1].info["performance"]
-    expected = performance_summary(R, 3, turnover=[1.0, 0.5], costs=[0.001, 0.002])
+    # Only the steps reporting turnover (or cost) feed its mean (or sum).
+    expected = dataclasses.replace(performance_summary(R, 3), mean_turnover=0.75, total_cost=0.003)
     assert summary.as_dict() == pytest.approx(expected.as_dict())
     assert env.last_summary is summary and list(env.summaries) == [summary]
     assert "performance" not in inner.last_info  # a new dict, the env's info is untouched
@@ -559,7 +566,7 @@ def test_pnl_mode_scale_is_the_largest_level_seen():
     env = RecordPerformance(Ledger([{"w": v} for v in levels], {"w": 1e6}), pnl_key="w")
     env.reset()
     summary = run_episode(env)[-1].info["performance"]
-    assert summary.pnl_volatility == 0.0 and summary.sharpe_ratio == 0.0
+    assert summary.pnl_volatility == 0.0 and summary.sharpe_ratio == math.inf
     assert summary.mean_pnl == pytest.approx(0.1)
 
 

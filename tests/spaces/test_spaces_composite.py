@@ -446,8 +446,13 @@ def test_masked_box_utilities() -> None:
     flat = flatten(space, sample)
     np.testing.assert_array_equal(flat[:12], sample["values"].reshape(-1))
     np.testing.assert_array_equal(flat[12:], [1, 0, 1])
-    restored = unflatten(space, np.full(15, 0.7, np.float32))
+    vector = np.full(15, 0.7, np.float32)
+    vector[12:] = [1, 0, 1]
+    restored = unflatten(space, vector)
     assert restored in space
+    np.testing.assert_array_equal(restored["mask"], [1, 0, 1])
+    np.testing.assert_array_equal(restored["values"][1], space.fill_value)
+    np.testing.assert_array_equal(restored["values"][[0, 2]], np.full((2, 2, 2), 0.7, np.float32))
     batched = batch_space(space, 2)
     assert type(batched) is Dict
     assert batched == Dict(values=Box(0.0, 1.0, (2, 3, 2, 2)), mask=MultiBinary((2, 3)))

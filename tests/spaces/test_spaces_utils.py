@@ -96,16 +96,23 @@ def test_flatten() -> None:
 
 
 def test_unflatten_simple() -> None:
-    assert unflatten(Discrete(3, start=-1), np.array([0.1, 0.2, 0.9])) == 1
+    assert unflatten(Discrete(3, start=-1), np.array([0.0, 0.0, 1.0])) == 1
     assert type(unflatten(Discrete(3), np.array([1.0, 0, 0]))) is np.intp
     md = unflatten(
-        MultiDiscrete([2, 3], dtype=np.int8, start=[1, 0]), np.array([0.0, 1.0, 0.2, 0.1, 0.9])
+        MultiDiscrete([2, 3], dtype=np.int8, start=[1, 0]), np.array([0.0, 1.0, 0.0, 0.0, 1.0])
     )
     assert md.dtype == np.int8
     np.testing.assert_array_equal(md, [2, 2])
-    mb = unflatten(MultiBinary(3), np.array([0.2, 0.6, 0.5]))
+    mb = unflatten(MultiBinary(3), np.array([0.0, 1.0, 0.0]))
     assert mb.dtype == np.int8
     np.testing.assert_array_equal(mb, [0, 1, 0])
+    # Only exact encodings decode: scores that are not one-hot / 0-1 flags are refused.
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten(Discrete(3, start=-1), np.array([0.1, 0.2, 0.9]))
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten(MultiDiscrete([2, 3]), np.array([0.0, 1.0, 0.2, 0.1, 0.9]))
+    with pytest.raises(ValueError, match="0s and 1s"):
+        unflatten(MultiBinary(3), np.array([0.2, 0.6, 0.5]))
     with pytest.raises(ValueError, match="shape"):
         unflatten(Discrete(3), np.zeros(4))
     with pytest.raises(NotImplementedError):

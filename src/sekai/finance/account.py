@@ -31,7 +31,11 @@ def _real(value: Any, name: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class AccountConfig:
-    """Leverage and financing terms of a weight-space account (rates are annual)."""
+    """Leverage and financing terms of a weight-space account (rates are annual).
+
+    Every number is finite; ``max_leverage > 0``, ``margin_rate`` (when given) and
+    ``borrow_rate`` are >= 0; ``cash_rate`` may be negative.
+    """
 
     allow_short: bool = False
     max_leverage: float = 1.0
@@ -50,6 +54,8 @@ class AccountConfig:
             setter(self, "margin_rate", _real(self.margin_rate, "margin_rate"))
         if self.max_leverage <= 0:
             raise ValueError(f"max_leverage must be > 0, got {self.max_leverage}.")
+        if self.margin_rate is not None and self.margin_rate < 0:
+            raise ValueError(f"margin_rate must be >= 0, got {self.margin_rate}.")
         if self.borrow_rate < 0:
             raise ValueError(f"borrow_rate must be >= 0, got {self.borrow_rate}.")
 
@@ -88,19 +94,55 @@ def project_weights(
     return np.where(ok, limit * a / np.where(ok, total, 1.0), 0.0)
 
 
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of ``shape`` broadcasts to ``target`` without growing it."""
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(shape[::-1], target[::-1], strict=False))
+
+
+def _check_shapes(w: Array, r: Array, cost: Array) -> None:
+    if w.ndim == 0:
+        raise ValueError("settle: weights must have an asset axis, got a scalar.")
+    n = w.shape[-1]
+    if r.ndim == 0 or r.shape[-1] != n:
+        got = "a scalar" if r.ndim == 0 else f"length {r.shape[-1]} (shape {r.shape})"
+        raise ValueError(
+            f"settle: returns must hold one entry per asset, expected length {n} "
+            f"(the weights' last axis), got {got}."
+        )
+    if not _broadcasts(r.shape[:-1], w.shape[:-1]):
+        raise ValueError(
+            f"settle: returns of shape {r.shape} do not fit weights of shape {w.shape}: "
+            f"the leading axes must broadcast to {w.shape[:-1]}."
+        )
+    if not _broadcasts(cost.shape, w.shape[:-1]):
+        raise ValueError(
+            f"settle: cost must be a scalar or broadcast to the batch shape {w.shape[:-1]}, "
+            f"got shape {cost.shape}."
+        )
+
+
 def settle(
     weights: Any, returns: Any, *, cost: Any, dt: float, config: AccountConfig
 ) -> Settlement:
-    """Apply one step of asset ``returns`` (NaN -> 0), financing and ``cost`` to ``weights``."""
+    """Apply one step of asset ``returns`` (NaN -> 0), financing and ``cost`` to ``weights``.
+
+    ``weights`` is ``(..., n)``; ``returns`` has one entry per asset (last axis ``n``) and
+    leading axes that broadcast to the weights' ones; ``cost`` broadcasts to the batch shape
+    ``weights.shape[:-1]`` (a scalar for 1-D weights). Other shapes raise ``ValueError``.
+    """
     w = np.asarray(weights, dtype=np.float64)
     r = np.asarray(returns, dtype=np.float64)
+    cost = np.asarray(cost, dtype=np.float64)
+    if w.ndim == 0 or r.shape != w.shape or cost.shape != w.shape[:-1]:
+        _check_shapes(w, r, cost)
     r = np.where(np.isnan(r), 0.0, r)
     cash = 1.0 - _rowsum(w)
     rate = np.where(cash >= 0, config.cash_rate, config.effective_margin_rate)
     short = _rowsum(np.maximum(-w, 0.0))
     financing = cash * rate * dt - config.borrow_rate * dt * short
     gross = 1.0 + _rowsum(w * r) + financing
-    cost = np.asarray(cost, dtype=np.float64)
     growth = np.where(cost >= 1, 0.0, (1.0 - cost) * gross)
     wiped = growth <= 0
     safe = np.where(wiped, 1.0, gross)

@@ -14,10 +14,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BACKGROUND", "Fill", "Order", "OrderBook", "Side", "ZeroIntelligenceFlow"]
+__all__ = [
+    "BACKGROUND",
+    "MAX_EXPECTED_EVENTS",
+    "Fill",
+    "Order",
+    "OrderBook",
+    "Side",
+    "ZeroIntelligenceFlow",
+]
 
 BACKGROUND = -1
 """Owner id of background (flow) orders; agents use ids >= 0."""
+
+MAX_EXPECTED_EVENTS = 10_000_000
+"""Most limit and market orders one ``ZeroIntelligenceFlow.advance`` call may expect to run."""
 
 _MAX_DEAD = 16
 """A level's queue is compacted once it holds more dead entries than this and than live ones."""
@@ -444,7 +455,10 @@ class ZeroIntelligenceFlow:
     def advance(self, book: OrderBook, rng: np.random.Generator, until: float) -> list[Fill]:
         """Run the flow from ``book.time`` to ``until``; returns every fill, agents' included.
 
-        Afterwards neither side is empty, and ``book.time == until``.
+        Afterwards neither side is empty, and ``book.time == until``. The expected number of
+        orders, ``(2·limit_rate + 2·market_rate)·(until - book.time)``, must be at most
+        ``MAX_EXPECTED_EVENTS`` (10 million), else ``ValueError`` before any draw;
+        cancellations add at most one event per background order.
         """
         if isinstance(until, (bool, np.bool_)) or not isinstance(until, numbers.Real):
             raise ValueError(f"until must be a real number, got {until!r}.")
@@ -455,6 +469,14 @@ class ZeroIntelligenceFlow:
         limits = 2 * limit_rate
         buys = 2 * limit_rate + self.market_rate
         flow_rate = 2 * limit_rate + 2 * self.market_rate
+        expected = flow_rate * (end - book.time)
+        if expected > MAX_EXPECTED_EVENTS:
+            raise ValueError(
+                f"advance over {end - book.time} time units at limit_rate={limit_rate} and "
+                f"market_rate={self.market_rate} expects {expected:.4g} orders, above the bound "
+                f"of MAX_EXPECTED_EVENTS={MAX_EXPECTED_EVENTS} per call; lower the rates or "
+                "advance in shorter spans."
+            )
         cancel_rate = self.cancel_rate
         exponential = rng.standard_exponential
         uniform = rng.random

@@ -2,6 +2,10 @@
 
 Metric functions take 1-D simple returns per period. Wipe-out convention: equity is floored
 at 0 forever after the first cumulative product ``<= 0``.
+
+Zero-denominator convention, shared by every ratio (Sharpe, Sortino, Calmar and the Sharpe
+ratio of ``pnl_summary``): when the dispersion (std, downside deviation or drawdown) is 0, the
+ratio is ``+inf`` or ``-inf`` by the sign of its numerator, and ``0.0`` when the numerator is 0.
 """
 
 from __future__ import annotations
@@ -116,6 +120,13 @@ def _std(x: Array, scale: float) -> float:
     return 0.0 if sd <= _TOL * (scale + float(np.abs(x).max())) else sd
 
 
+def _quotient(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``; for a zero denominator ±inf by the numerator's sign, or 0."""
+    if denominator == 0.0:
+        return 0.0 if numerator == 0.0 else math.copysign(math.inf, numerator)
+    return numerator / denominator
+
+
 def _excess(r: Array, hurdle: float) -> Array:
     e = r - hurdle
     e[np.abs(e) <= _TOL * (1.0 + np.abs(r) + abs(hurdle))] = 0.0
@@ -175,32 +186,28 @@ def annualized_volatility(returns: ArrayLike, periods_per_year: float = 252) -> 
 def sharpe_ratio(
     returns: ArrayLike, periods_per_year: float = 252, risk_free: float = 0.0
 ) -> float:
-    """Annualised Sharpe ratio over the yearly ``risk_free`` rate; 0 when the std is 0.
+    """Annualised Sharpe ratio over the yearly ``risk_free`` rate.
 
     Excess returns within rounding of 0 count as 0, and the std is 0 for one value or a
-    series constant up to rounding.
+    series constant up to rounding. Zero std: ±inf by the sign of the mean excess, 0 if it is 0.
     """
     r = _series(returns, "returns")
     ppy = _positive(periods_per_year, "periods_per_year")
     e = _excess(r, _finite(risk_free, "risk_free") / ppy)
-    sd = _std(e, 1.0)
-    return 0.0 if sd == 0.0 else float(e.mean()) / sd * math.sqrt(ppy)
+    return _quotient(float(e.mean()), _std(e, 1.0)) * math.sqrt(ppy)
 
 
 def sortino_ratio(returns: ArrayLike, periods_per_year: float = 252, target: float = 0.0) -> float:
     """Annualised Sortino ratio over the yearly ``target`` rate.
 
-    Without downside: inf when the mean excess return is > 0, else 0. Excess returns within
-    rounding of 0 count as 0.
+    Excess returns within rounding of 0 count as 0. Zero downside deviation: inf when the mean
+    excess return is > 0, 0 when it is 0 (it cannot be negative then).
     """
     r = _series(returns, "returns")
     ppy = _positive(periods_per_year, "periods_per_year")
     e = _excess(r, _finite(target, "target") / ppy)
     downside = math.sqrt(float(np.mean(np.minimum(e, 0.0) ** 2)))
-    mean = float(e.mean())
-    if downside == 0.0:
-        return math.inf if mean > 0.0 else 0.0
-    return mean / downside * math.sqrt(ppy)
+    return _quotient(float(e.mean()), downside) * math.sqrt(ppy)
 
 
 def drawdown_series(returns: ArrayLike) -> Array:
@@ -215,12 +222,8 @@ def max_drawdown(returns: ArrayLike) -> float:
 
 
 def calmar_ratio(returns: ArrayLike, periods_per_year: float = 252) -> float:
-    """Annualised return over max drawdown; without drawdown inf if that return is > 0, else 0."""
-    annual = annualized_return(returns, periods_per_year)
-    drawdown = max_drawdown(returns)
-    if drawdown == 0.0:
-        return math.inf if annual > 0.0 else 0.0
-    return annual / drawdown
+    """Annualised return over max drawdown; zero drawdown: ±inf by that return's sign, or 0."""
+    return _quotient(annualized_return(returns, periods_per_year), max_drawdown(returns))
 
 
 def value_at_risk(returns: ArrayLike, level: float = 0.95) -> float:
@@ -231,12 +234,30 @@ def value_at_risk(returns: ArrayLike, level: float = 0.95) -> float:
 
 
 def conditional_value_at_risk(returns: ArrayLike, level: float = 0.95) -> float:
-    """Expected shortfall: minus the mean of the returns at or below the VaR quantile."""
+    """Historical expected shortfall: minus the mean of the worst ``a·n`` returns (a loss is > 0).
+
+    With ``a = 1 - level``, the ``floor(a·n)`` smallest returns count fully and the next one
+    with weight ``a·n - floor(a·n)``, so ties at the cut-off count only as far as the tail
+    needs them. An ``a·n`` within ``16·eps·n`` of a whole number >= 1 counts as that number.
+    Never below ``value_at_risk(returns, level)``.
+    """
     r = _series(returns, "returns")
-    q = float(np.quantile(r, 1.0 - _level(level)))
-    var = -q + 0.0
-    # The tail's mean can round above its largest member q; CVaR >= VaR must still hold.
-    return max(var, -float(r[r <= q].mean()))
+    alpha = 1.0 - _level(level)
+    n = r.size
+    size = alpha * n
+    whole = round(size)
+    if whole >= 1 and abs(size - whole) <= _TOL * n:
+        size = float(whole)
+    full = min(math.floor(size), n)
+    part = size - full
+    worst = np.sort(r)
+    tail = worst[:full].tolist()
+    if part > 0.0:
+        tail.append(part * float(worst[full]))
+    shortfall = -(math.fsum(tail) / size) + 0.0
+    var = -float(np.quantile(r, alpha)) + 0.0
+    # Rounding can put the tail's mean a hair above the quantile; CVaR >= VaR must still hold.
+    return max(var, shortfall)
 
 
 def hit_rate(returns: ArrayLike) -> float:
@@ -357,9 +378,41 @@ def performance_summary(
 ) -> PerformanceSummary:
     """Every metric of ``returns``; ``risk_free`` is the hurdle of Sharpe and Sortino.
 
-    ``turnover`` (averaged) and ``costs`` (summed) may have any non-zero length.
+    ``turnover`` (averaged) and ``costs`` (summed) hold one value per period: their length
+    must be that of ``returns`` (``ValueError`` otherwise).
     """
     r = _series(returns, "returns")
+    mean_turnover = None if turnover is None else float(_per_period(turnover, "turnover", r).mean())
+    total_cost = None if costs is None else float(_per_period(costs, "costs", r).sum())
+    return _summary(
+        r,
+        periods_per_year,
+        risk_free=risk_free,
+        level=level,
+        mean_turnover=mean_turnover,
+        total_cost=total_cost,
+    )
+
+
+def _per_period(values: ArrayLike, name: str, returns: Array) -> Array:
+    x = _series(values, name)
+    if x.size != returns.size:
+        raise ValueError(
+            f"{name} must hold one value per period: expected length {returns.size} "
+            f"(that of returns), got {x.size}."
+        )
+    return x
+
+
+def _summary(
+    r: Array,
+    periods_per_year: float,
+    *,
+    risk_free: float,
+    level: float,
+    mean_turnover: float | None,
+    total_cost: float | None,
+) -> PerformanceSummary:
     risk_free = _finite(risk_free, "risk_free")
     return PerformanceSummary(
         n_periods=int(r.size),
@@ -373,8 +426,8 @@ def performance_summary(
         value_at_risk=value_at_risk(r, level),
         conditional_value_at_risk=conditional_value_at_risk(r, level),
         hit_rate=hit_rate(r),
-        mean_turnover=None if turnover is None else float(_series(turnover, "turnover").mean()),
-        total_cost=None if costs is None else float(_series(costs, "costs").sum()),
+        mean_turnover=mean_turnover,
+        total_cost=total_cost,
     )
 
 
@@ -382,7 +435,8 @@ def pnl_summary(pnl: ArrayLike, periods_per_year: float = 252, *, scale: float =
     """Metrics of a P&L series; max drawdown is from the cumulative sum's peak, starting at 0.
 
     The std counts as 0 when ``<= 16·eps·(scale + max|pnl|)``: pass the magnitude of the
-    levels the increments were taken from as ``scale`` (>= 0).
+    levels the increments were taken from as ``scale`` (>= 0). Zero std: the Sharpe ratio is
+    ±inf by the sign of the mean P&L, 0 if it is 0.
     """
     x = _series(pnl, "pnl")
     ppy = _positive(periods_per_year, "periods_per_year")
@@ -398,7 +452,7 @@ def pnl_summary(pnl: ArrayLike, periods_per_year: float = 252, *, scale: float =
         total_pnl=float(x.sum()),
         mean_pnl=mean,
         pnl_volatility=sd,
-        sharpe_ratio=0.0 if sd == 0.0 else mean / sd * math.sqrt(ppy),
+        sharpe_ratio=_quotient(mean, sd) * math.sqrt(ppy),
         max_drawdown=float((peak - cumulative).max()),
         hit_rate=hit_rate(x),
     )
@@ -528,12 +582,14 @@ class RecordPerformance(_ResultWrapper[ObsType, ActType, ObsType]):
     def _summarise(self) -> PerformanceSummary | PnLSummary:
         if self.pnl_key is not None:
             return pnl_summary(self._values, self.periods_per_year, scale=self._scale)
-        return performance_summary(
-            self._values,
+        # Only the steps that report turnover / cost feed those two averages.
+        return _summary(
+            _series(self._values, "returns"),
             self.periods_per_year,
             risk_free=self.risk_free,
-            turnover=self._turnover or None,
-            costs=self._costs or None,
+            level=0.95,
+            mean_turnover=float(np.mean(self._turnover)) if self._turnover else None,
+            total_cost=float(np.sum(self._costs)) if self._costs else None,
         )
 
     def _wrap_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
@@ -562,7 +618,10 @@ class RecordPerformance(_ResultWrapper[ObsType, ActType, ObsType]):
         )
 
     def summary(self) -> dict[str, float]:
-        """Mean of each field over ``summaries``, skipping Nones; fields never set are left out."""
+        """Mean of each field over ``summaries``, skipping Nones; fields never set are left out.
+
+        A field holding both ``inf`` and ``-inf`` (ratios of zero dispersion) averages to NaN.
+        """
         means: dict[str, float] = {}
         if not self.summaries:
             return means
@@ -570,5 +629,6 @@ class RecordPerformance(_ResultWrapper[ObsType, ActType, ObsType]):
             values = [getattr(s, field.name) for s in self.summaries]
             present = [v for v in values if v is not None]
             if present:
-                means[field.name] = float(np.mean(present))
+                with np.errstate(invalid="ignore"):
+                    means[field.name] = float(np.mean(present))
         return means

@@ -11,7 +11,16 @@ from typing import Any
 
 from sekai.core.env import Env
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
-from sekai.registry.spec import EnvSpec, WrapperSpec, _check_steps, _make_from_spec, _resolve
+from sekai.registry.spec import (
+    DataEntryPoint,
+    EnvSpec,
+    WrapperSpec,
+    _check_built,
+    _check_steps,
+    _entry_point_name,
+    _make_from_spec,
+    _resolve,
+)
 from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
 
 __all__ = [
@@ -114,8 +123,59 @@ class EnvRegistry:
         ``max_episode_steps``: None uses the spec's limit, -1 removes it. Other keyword
         arguments override the spec's ``kwargs``.
         """
-        found = id if isinstance(id, EnvSpec) else self.spec(_check_id(id))
+        if isinstance(id, EnvSpec):
+            self._check_data_entry_points(id)
+            found = id
+        else:
+            found = self.spec(_check_id(id))
         return _make_from_spec(found, max_episode_steps=max_episode_steps, **kwargs)
+
+    def _check_data_entry_points(self, spec: EnvSpec) -> None:
+        """``ValueError`` unless each entry point ``spec`` read from data is registered here.
+
+        Entry points from ``EnvSpec.from_json`` (``DataEntryPoint``) must equal the one
+        registered for ``spec.id`` (``entry_point``, ``vector_entry_point``) or, for
+        ``additional_wrappers``, the entry point of a wrapper of any registered spec.
+        Entry points set in code are not checked.
+        """
+        points: list[tuple[str, object]] = [
+            ("entry_point", spec.entry_point),
+            ("vector_entry_point", spec.vector_entry_point),
+        ]
+        points += [
+            (f"additional_wrappers[{i}] ({w.name!r}) entry point", w.entry_point)
+            for i, w in enumerate(spec.additional_wrappers)
+        ]
+        from_data = [(what, point) for what, point in points if isinstance(point, DataEntryPoint)]
+        if not from_data:
+            return
+        try:
+            registered: EnvSpec | None = self.spec(spec.id)
+        except EnvNotFound:
+            registered = None
+        wrapper_points = [
+            w.entry_point for known in self._specs.values() for w in known.additional_wrappers
+        ]
+        refused = []
+        for what, point in from_data:
+            name = f"{what} {_entry_point_name(point)}"
+            if what in ("entry_point", "vector_entry_point"):
+                if registered is None:
+                    refused.append(f"{name} ({spec.id!r} is not registered)")
+                elif point != getattr(registered, what):
+                    expected = getattr(registered, what)
+                    shown = "none" if expected is None else _entry_point_name(expected)
+                    refused.append(f"{name} (registered: {shown})")
+            elif point not in wrapper_points:
+                refused.append(f"{name} (no registered wrapper has it)")
+        if refused:
+            raise ValueError(
+                f"EnvSpec {spec.id!r} was read from JSON with entry points that are not "
+                f"registered: {'; '.join(refused)}. Importing a module path taken from data can "
+                "run any code, so a spec read from JSON may only use entry points registered in "
+                "code. Register the environment, or pass trust_entry_points=True to "
+                "EnvSpec.from_json() if the JSON comes from a trusted source."
+            )
 
     def all_specs(self) -> list[EnvSpec]:
         """Every registered spec, in registration order."""
@@ -216,7 +276,11 @@ def make_vec(
     to the VecEnv constructor, other keyword arguments (``max_episode_steps`` included) to the
     env. The result's ``spec`` records the merged kwargs and time limit.
     """
-    found = id if isinstance(id, EnvSpec) else default_registry.spec(_check_id(id))
+    if isinstance(id, EnvSpec):
+        default_registry._check_data_entry_points(id)
+        found = id
+    else:
+        found = default_registry.spec(_check_id(id))
     if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
         raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__} {num_envs!r}.")
     if num_envs < 1:
@@ -259,11 +323,11 @@ def make_vec(
         factory = _resolve(found.vector_entry_point, f"Vector entry point of {found.id!r}")
         limit = {} if steps is None else {"max_episode_steps": steps}
         vec = factory(num_envs=num_envs, **merged, **limit, **extra)
-        if not isinstance(vec, VecEnv):
-            raise TypeError(
-                f"Vector entry point of {found.id!r} returned {type(vec).__name__}, "
-                "not a sekai VecEnv."
-            )
+        _check_built(
+            vec,
+            VecEnv,
+            f"Vector entry point {_entry_point_name(found.vector_entry_point)} of {found.id!r}",
+        )
     else:
         env_fns = [_sub_env_factory(found, merged, steps, wrapper_fns)] * num_envs
         if mode == "sync":

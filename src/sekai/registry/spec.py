@@ -7,6 +7,7 @@ import importlib
 import json
 import numbers
 import re
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from sekai.core.env import Env
 from sekai.error import EnvNotFound
 from sekai.wrappers.common import TimeLimit
 
-__all__ = ["EnvSpec", "WrapperSpec", "load_entry_point", "parse_env_id"]
+__all__ = ["DataEntryPoint", "EnvSpec", "WrapperSpec", "load_entry_point", "parse_env_id"]
 
 _ID_RE = re.compile(
     r"^(?:(?P<namespace>[a-zA-Z0-9_-]+)/)?(?P<name>[a-zA-Z0-9_-]+?)(?:-v(?P<version>\d+))?$"
@@ -64,6 +65,17 @@ def load_entry_point(entry_point: str) -> Any:
                 f"Entry point {entry_point!r}: {module_name!r} has no attribute {attr!r}."
             ) from None
     return target
+
+
+class DataEntryPoint(str):
+    """An entry point string that ``EnvSpec.from_json`` read from data, not one set in code.
+
+    It compares, hashes and serialises as the plain string. ``make`` imports it only where it
+    is the entry point registered for the spec's id (or a registered wrapper's entry point):
+    importing and calling a module path taken from data can run any code.
+    """
+
+    __slots__ = ()
 
 
 def _check_steps(value: Any, what: str, *, allow_unset: bool) -> int | None:
@@ -147,7 +159,9 @@ class EnvSpec:
 
     def make(self, *, max_episode_steps: int | None = None, **kwargs: Any) -> Env[Any, Any]:
         """Build an environment from this spec, as ``sekai.make(self, ...)`` does."""
-        return _make_from_spec(self, max_episode_steps=max_episode_steps, **kwargs)
+        from sekai.registry.registry import default_registry
+
+        return default_registry.make(self, max_episode_steps=max_episode_steps, **kwargs)
 
     def to_json(self) -> str:
         """This spec as indented JSON; callable entry points are left out."""
@@ -166,8 +180,20 @@ class EnvSpec:
         return json.dumps(data, indent=2)
 
     @classmethod
-    def from_json(cls, s: str) -> EnvSpec:
-        """The spec ``to_json()`` wrote; missing keys take their defaults."""
+    def from_json(cls, s: str, *, trust_entry_points: bool = False) -> EnvSpec:
+        """The spec ``to_json()`` wrote; missing keys take their defaults.
+
+        Building an environment imports and calls its entry points, so an entry point taken
+        from data could run any code. By default ``make`` / ``make_vec`` therefore accept the
+        spec only if each entry point string in it (``entry_point``, ``vector_entry_point``,
+        ``additional_wrappers``) is the one registered for its ``id`` (for a wrapper: any
+        registered wrapper's), and raise ``ValueError`` otherwise. ``trust_entry_points=True``
+        lifts that check; pass it only for JSON from a trusted source.
+        """
+        if not isinstance(trust_entry_points, (bool, np.bool_)):
+            raise TypeError(
+                f"trust_entry_points must be a bool, got {type(trust_entry_points).__name__}."
+            )
         data = json.loads(s)
         if not isinstance(data, dict):
             raise ValueError(f"EnvSpec JSON must be an object, got {type(data).__name__}.")
@@ -177,6 +203,13 @@ class EnvSpec:
         if unknown:
             raise ValueError(f"EnvSpec JSON has unknown keys {unknown}.")
         wrappers = tuple(WrapperSpec(**w) for w in data.pop("additional_wrappers", ()))
+        if not trust_entry_points:
+            for key in ("entry_point", "vector_entry_point"):
+                if isinstance(data.get(key), str):
+                    data[key] = DataEntryPoint(data[key])
+            for wrapper in wrappers:
+                if isinstance(wrapper.entry_point, str):
+                    wrapper.entry_point = DataEntryPoint(wrapper.entry_point)
         return cls(**data, additional_wrappers=wrappers)
 
     def pprint(self) -> str:
@@ -199,6 +232,24 @@ class EnvSpec:
 
 def _describe(entry_point: object) -> str:
     return entry_point if isinstance(entry_point, str) else repr(entry_point)
+
+
+def _entry_point_name(entry_point: object) -> str:
+    """``'module:Attr'`` for a string, ``module.QualName`` for a callable."""
+    if isinstance(entry_point, str):
+        return repr(str(entry_point))
+    qualname = getattr(entry_point, "__qualname__", None)
+    module = getattr(entry_point, "__module__", None)
+    return f"{module}.{qualname}" if qualname and module else repr(entry_point)
+
+
+def _check_built(result: object, kind: type, what: str) -> None:
+    """``TypeError`` naming ``what`` (an entry point) unless ``result`` is a ``kind``."""
+    if not isinstance(result, kind):
+        raise TypeError(
+            f"{what} returned {type(result).__name__} {reprlib.repr(result)}, "
+            f"not a sekai.{kind.__name__}."
+        )
 
 
 def _resolve(entry_point: object, what: str) -> Callable[..., Any]:
@@ -227,15 +278,18 @@ def _make_from_spec(
     used = dataclasses.replace(spec, kwargs=merged, max_episode_steps=steps)
     creator = _resolve(spec.entry_point, f"Entry point of {spec.id!r}")
     env = creator(**merged)
-    if not isinstance(env, Env):
-        raise TypeError(
-            f"Entry point of {spec.id!r} returned {type(env).__name__}, not a sekai.Env."
-        )
+    _check_built(env, Env, f"Entry point {_entry_point_name(spec.entry_point)} of {spec.id!r}")
     env.spec = used
     if steps is not None:
         env = TimeLimit(env, max_episode_steps=steps)
     for wrapper in spec.additional_wrappers:
-        env = _resolve(wrapper.entry_point, f"Wrapper {wrapper.name!r} entry point")(
+        wrapped = _resolve(wrapper.entry_point, f"Wrapper {wrapper.name!r} entry point")(
             env, **wrapper.kwargs
         )
+        _check_built(
+            wrapped,
+            Env,
+            f"Wrapper {wrapper.name!r} entry point {_entry_point_name(wrapper.entry_point)}",
+        )
+        env = wrapped
     return env

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -77,6 +78,9 @@ def _convert_bound(value: Any, dtype: np.dtype[Any], name: str) -> NDArray[Any]:
         if arr.size and (int(arr.min()) < info.min or int(arr.max()) > info.max):
             return _clip_exact(arr.astype(object), dtype, name)
         return arr.astype(dtype)
+    # Round fractional bounds inwards so that the integer box never holds a value outside the
+    # requested interval; infinities are kept (they map to the dtype's limits below).
+    arr = np.ceil(arr) if name == "low" else np.floor(arr)
     # info.max + 1 is a power of two, exact as a float even where info.max itself is not.
     finite = np.isfinite(arr)
     out_of_range = finite & ((arr < float(info.min)) | (arr >= float(info.max) + 1.0))
@@ -92,6 +96,27 @@ def _convert_bound(value: Any, dtype: np.dtype[Any], name: str) -> NDArray[Any]:
     result = np.where(low_side, np.array(info.min, dtype), np.array(info.max, dtype))
     result[in_range] = arr[in_range].astype(dtype)
     return result
+
+
+def _has_fraction(value: Any) -> bool:
+    """Whether ``value`` holds a finite number that is not a whole number."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    finite = arr[np.isfinite(arr)]
+    return bool(np.any(finite != np.floor(finite)))
+
+
+def _empty_bound(value: Any, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Any:
+    """A bound of a zero-size ``shape`` read back from JSON, as an empty array of that shape.
+
+    ``tolist()`` drops the dimensions after the first zero one (``(0, 2)`` gives ``[]``), so the
+    list cannot be broadcast back; with no entries there is no value to lose.
+    """
+    if math.prod(shape) == 0 and isinstance(value, list) and np.size(value) == 0:
+        return np.zeros(shape, dtype=dtype)
+    return value
 
 
 def _collapse(arr: NDArray[Any]) -> Any:
@@ -136,8 +161,9 @@ def _parse_shape(shape: Any) -> tuple[int, ...]:
 class Box(Space[NDArray[Any]]):
     """A box ``[low, high]`` of arrays of one shape and dtype; bounds may be infinite.
 
-    For integer dtypes, infinite bounds become the dtype's limits and finite bounds outside
-    them are clipped with a ``UserWarning``.
+    For integer dtypes, fractional bounds are rounded inwards (``low`` up, ``high`` down; a
+    bound interval holding no integer raises ``ValueError``), infinite bounds become the
+    dtype's limits and finite bounds outside them are clipped with a ``UserWarning``.
     """
 
     low: NDArray[Any]
@@ -172,7 +198,12 @@ class Box(Space[NDArray[Any]]):
         else:
             shp = low_arr.shape
         if np.any(low_arr > high_arr):
-            raise ValueError(f"Box low must be <= high everywhere, got low={low!r}, high={high!r}.")
+            hint = ""
+            if dt.kind in "iu" and (_has_fraction(low) or _has_fraction(high)):
+                hint = f" (after rounding the bounds inwards to {dt} values: low up, high down)"
+            raise ValueError(
+                f"Box low must be <= high everywhere{hint}, got low={low!r}, high={high!r}."
+            )
         low_arr.flags.writeable = False
         high_arr.flags.writeable = False
         self.low = low_arr
@@ -315,10 +346,12 @@ class Box(Space[NDArray[Any]]):
 
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> Box:
-        """Rebuild a Box from ``to_jsonable()`` output."""
-        return cls(
-            data["low"], data["high"], shape=tuple(data["shape"]), dtype=np.dtype(data["dtype"])
-        )
+        """Rebuild a Box from ``to_jsonable()`` output (zero-size shapes included)."""
+        shape = tuple(data["shape"])
+        dtype = np.dtype(data["dtype"])
+        low = _empty_bound(data["low"], shape, dtype)
+        high = _empty_bound(data["high"], shape, dtype)
+        return cls(low, high, shape=shape, dtype=dtype)
 
     def __eq__(self, other: object) -> bool:
         return (

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from sekai.spaces.box import Box, format_bound
+from sekai.spaces.box import Box, _empty_bound, format_bound
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import _check_int
 from sekai.spaces.multi_binary import MultiBinary
@@ -181,14 +181,17 @@ class MaskedBox(Dict):
 
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> MaskedBox:
-        """Rebuild a MaskedBox from ``to_jsonable()`` output."""
+        """Rebuild a MaskedBox from ``to_jsonable()`` output (zero-size shapes included)."""
+        shape = tuple(data["shape"])
+        dtype = np.dtype(data["dtype"])
+        fill = data.get("fill_value")
         return cls(
-            data["low"],
-            data["high"],
-            tuple(data["shape"]),
+            _empty_bound(data["low"], shape, dtype),
+            _empty_bound(data["high"], shape, dtype),
+            shape,
             max_size=int(data["max_size"]),
-            dtype=np.dtype(data["dtype"]),
-            fill_value=data.get("fill_value"),
+            dtype=dtype,
+            fill_value=None if fill is None else _empty_bound(fill, shape, dtype),
         )
 
     def __eq__(self, other: object) -> bool:

@@ -14,6 +14,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.spaces._input_checks import (
+    binary_flags,
+    check_keys,
+    check_length,
+    check_shape,
+    discrete_index,
+    flat_vector,
+    multi_discrete_index,
+    note_subspace,
+    numbers,
+    offsets,
+    one_hot_picks,
+    show,
+)
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
@@ -100,62 +114,94 @@ def _flatdim_composite(space: Dict | Tuple) -> int:
 
 @singledispatch
 def flatten(space: Space[Any], x: Any) -> NDArray[np.float32]:
-    """``x`` as a 1-D float32 vector (one-hot encodings for discrete spaces)."""
+    """``x`` as a 1-D float32 vector (one-hot encodings for discrete spaces).
+
+    ``x`` of the wrong kind raises TypeError; of the right kind but not in ``space`` (an
+    out-of-range discrete value, a wrong shape, wrong keys) raises ValueError. Box values are
+    not checked against the bounds.
+    """
     raise _unsupported("flatten", space)
 
 
-@flatten.register(Box)
-@flatten.register(MultiBinary)
-def _flatten_array(space: Box | MultiBinary, x: Any) -> NDArray[np.float32]:
+@flatten.register
+def _flatten_box(space: Box, x: Any) -> NDArray[np.float32]:
+    arr = numbers("flatten", space, x)
+    check_shape("flatten", space, arr, space.shape, x)
     with np.errstate(over="ignore"):
-        return np.asarray(x, dtype=np.float32).reshape(-1)
+        return np.asarray(arr, dtype=np.float32).reshape(-1)
+
+
+@flatten.register
+def _flatten_multi_binary(space: MultiBinary, x: Any) -> NDArray[np.float32]:
+    return np.asarray(binary_flags(space, x, space.n), dtype=np.float32).reshape(-1)
 
 
 @flatten.register
 def _flatten_discrete(space: Discrete, x: Any) -> NDArray[np.float32]:
     out = np.zeros(space.n, dtype=np.float32)
-    out[int(x) - space.start] = 1.0
+    out[discrete_index(space, x)] = 1.0
     return out
 
 
 @flatten.register
 def _flatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[np.float32]:
-    nvec = space.nvec.reshape(-1)
-    offsets = np.concatenate(([0], np.cumsum(nvec)[:-1])).astype(np.int64)
-    out = np.zeros(int(nvec.sum()), dtype=np.float32)
-    out[offsets + (np.asarray(x).reshape(-1) - space.start.reshape(-1))] = 1.0
+    index = multi_discrete_index(space, x)
+    out = np.zeros(flatdim(space), dtype=np.float32)
+    out[offsets(space) + index] = 1.0
     return out
 
 
-@flatten.register(Dict)
-@flatten.register(Tuple)
-def _flatten_composite(space: Dict | Tuple, x: Any) -> NDArray[np.float32]:
-    parts = [flatten(sub, v) for sub, v in zip(_children(space), _values(space, x), strict=True)]
+def _joined(parts: list[NDArray[np.float32]]) -> NDArray[np.float32]:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+@flatten.register
+def _flatten_dict(space: Dict, x: Any) -> NDArray[np.float32]:
+    check_keys("flatten", space, space.spaces.keys(), x)
+    parts = []
+    for key, sub in space.spaces.items():
+        try:
+            parts.append(flatten(sub, x[key]))
+        except (TypeError, ValueError) as exc:
+            note_subspace(exc, f"[{key!r}]", space)
+            raise
+    return _joined(parts)
+
+
+@flatten.register
+def _flatten_tuple(space: Tuple, x: Any) -> NDArray[np.float32]:
+    check_length("flatten", space, len(space.spaces), x)
+    parts = []
+    for i, (sub, value) in enumerate(zip(space.spaces, x, strict=True)):
+        try:
+            parts.append(flatten(sub, value))
+        except (TypeError, ValueError) as exc:
+            note_subspace(exc, f"[{i}]", space)
+            raise
+    return _joined(parts)
 
 
 # -- unflatten --------------------------------------------------------------------------------
 
 
-def _check_length(space: Space[Any], x: Any) -> NDArray[Any]:
-    arr = np.asarray(x)
-    n = flatdim(space)
-    if arr.shape != (n,):
-        raise ValueError(
-            f"unflatten expected a vector of shape ({n},) for {space!r}, got {arr.shape}."
-        )
-    return arr
+def _flat_vector(space: Space[Any], x: Any) -> NDArray[Any]:
+    return flat_vector(space, x, flatdim(space))
 
 
 @singledispatch
 def unflatten(space: Space[Any], x: Any) -> Any:
-    """The element of ``space`` that the flat vector ``x`` encodes (always a member)."""
+    """The element of ``space`` that the flat vector ``x`` encodes (always a member).
+
+    Non-numeric ``x`` raises TypeError; a wrong length, or a discrete part that is not an exact
+    encoding (one-hot blocks, 0/1 flags), raises ValueError. Box parts are cast, rounded and
+    clipped into the bounds.
+    """
     raise _unsupported("unflatten", space)
 
 
 @unflatten.register
 def _unflatten_box(space: Box, x: Any) -> NDArray[Any]:
-    arr = _check_length(space, x).reshape(space.shape)
+    arr = _flat_vector(space, x).reshape(space.shape)
     dtype = space.dtype
     if dtype.kind == "f":
         with np.errstate(over="ignore"):
@@ -197,37 +243,68 @@ def _unflatten_float_to_int(space: Box, arr: NDArray[np.float64]) -> NDArray[Any
 
 @unflatten.register
 def _unflatten_discrete(space: Discrete, x: Any) -> np.intp:
-    return np.intp(int(np.argmax(_check_length(space, x))) + space.start)
+    arr = _flat_vector(space, x)
+    ones = arr == 1
+    # Exactly one entry equal to 1 and exactly one non-zero entry (NaN counts as non-zero).
+    if np.count_nonzero(ones) != 1 or np.count_nonzero(arr) != 1:
+        raise ValueError(f"unflatten: {space!r} needs a one-hot vector, got {show(x)}.")
+    return np.intp(int(np.argmax(ones)) + space.start)
 
 
 @unflatten.register
 def _unflatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[Any]:
-    arr = _check_length(space, x)
-    nvec = space.nvec.reshape(-1)
-    bounds = np.cumsum(nvec)[:-1]
-    picks = [int(np.argmax(part)) for part in np.split(arr, bounds)] if nvec.size else []
-    out = np.asarray(picks, dtype=np.int64).reshape(space.shape) + space.start
-    return out.astype(space.dtype)
+    arr = _flat_vector(space, x)
+    if space.nvec.size == 0:
+        return space.start.astype(space.dtype)
+    picks = one_hot_picks(space, arr, x)
+    return (picks.reshape(space.shape) + space.start).astype(space.dtype)
 
 
 @unflatten.register
 def _unflatten_multi_binary(space: MultiBinary, x: Any) -> NDArray[np.int8]:
-    return (_check_length(space, x).reshape(space.n) > 0.5).astype(np.int8)
+    arr = _flat_vector(space, x)
+    ones = arr == 1
+    if not np.all(ones | (arr == 0)):
+        raise ValueError(f"unflatten: {space!r} needs only 0s and 1s, got {show(x)}.")
+    return ones.astype(np.int8).reshape(space.n)
 
 
-@unflatten.register(Dict)
-@unflatten.register(Tuple)
-def _unflatten_composite(space: Dict | Tuple, x: Any) -> Any:
-    arr = _check_length(space, x)
+def _split(space: Dict | Tuple, x: Any) -> list[NDArray[Any]]:
+    """The flat vector ``x`` cut into one piece per sub-space."""
+    arr = _flat_vector(space, x)
     children = _children(space)
-    bounds = np.cumsum([flatdim(sub) for sub in children])[:-1]
-    parts = np.split(arr, bounds) if children else []
-    return _rebuild(space, (unflatten(sub, p) for sub, p in zip(children, parts, strict=True)))
+    if not children:
+        return []
+    return np.split(arr, np.cumsum([flatdim(sub) for sub in children])[:-1])
+
+
+@unflatten.register
+def _unflatten_dict(space: Dict, x: Any) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for (key, sub), part in zip(space.spaces.items(), _split(space, x), strict=True):
+        try:
+            out[key] = unflatten(sub, part)
+        except (TypeError, ValueError) as exc:
+            note_subspace(exc, f"[{key!r}]", space)
+            raise
+    return out
+
+
+@unflatten.register
+def _unflatten_tuple(space: Tuple, x: Any) -> tuple[Any, ...]:
+    out = []
+    for i, (sub, part) in enumerate(zip(space.spaces, _split(space, x), strict=True)):
+        try:
+            out.append(unflatten(sub, part))
+        except (TypeError, ValueError) as exc:
+            note_subspace(exc, f"[{i}]", space)
+            raise
+    return tuple(out)
 
 
 @unflatten.register
 def _unflatten_masked_box(space: MaskedBox, x: Any) -> dict[str, Any]:
-    out: dict[str, Any] = _unflatten_composite(space, x)
+    out: dict[str, Any] = _unflatten_dict(space, x)
     out["values"][out["mask"] == 0] = space.fill_value
     return out
 

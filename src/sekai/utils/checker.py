@@ -426,6 +426,17 @@ def _loop_running() -> bool:
     return True
 
 
+def _check_n_steps(n_steps: object) -> int:
+    """``n_steps`` as an int; ``TypeError`` unless an int (not a bool), ``ValueError`` if < 1."""
+    if isinstance(n_steps, (bool, np.bool_)) or not isinstance(n_steps, numbers.Integral):
+        raise TypeError(
+            f"check_env n_steps must be an int, got {type(n_steps).__name__} {n_steps!r}."
+        )
+    if n_steps < 1:
+        raise ValueError(f"check_env n_steps must be a positive int, got {n_steps}.")
+    return int(n_steps)
+
+
 def check_env(
     env: Env[Any, Any],
     *,
@@ -442,7 +453,21 @@ def check_env(
     Returns issue strings prefixed ``"ERROR: "`` or ``"WARNING: "``; ``[]`` means every check
     passed. Exceptions from the env are reported, not raised. The env is reset and stepped, so
     pass a fresh one. The async check is skipped inside a running event loop.
+
+    ``n_steps`` must be a positive int (``TypeError`` for another type, bools included;
+    ``ValueError`` below 1) and the flags bools (``TypeError``); these raise.
     """
+    n_steps = _check_n_steps(n_steps)
+    for name, flag in (
+        ("warn_on_anomaly", warn_on_anomaly),
+        ("check_obs_space", check_obs_space),
+        ("check_action_space", check_action_space),
+        ("check_reset_seed", check_reset_seed),
+        ("check_determinism", check_determinism),
+        ("check_async", check_async),
+    ):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"check_env {name} must be a bool, got {type(flag).__name__} {flag!r}.")
     checker = _Checker(
         env,
         n_steps=n_steps,

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["child_seeds", "make_seed_sequence", "np_random"]
+__all__ = ["check_seed", "child_seeds", "make_seed_sequence", "np_random"]
+
+_EXPECTED = "an int, a numpy Generator or None"
 
 
 def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
@@ -14,17 +16,28 @@ def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
 
     A Generator is adopted as is (seed ``-1``); None draws a 128-bit seed from OS entropy.
     """
-    if isinstance(seed, np.random.Generator):
-        return seed, -1
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, a numpy Generator or None, got {seed!r}.")
-    else:
-        seed = int(seed)
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed}.")
-    return np.random.default_rng(seed), seed
+    checked = check_seed(seed)
+    if isinstance(checked, np.random.Generator):
+        return checked, -1
+    if checked is None:
+        checked = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    return np.random.default_rng(checked), checked
+
+
+def check_seed(seed: object, expected: str = _EXPECTED) -> int | np.random.Generator | None:
+    """``seed`` as ``np_random`` (so ``Env.reset``) takes it: None, a Generator or an int >= 0.
+
+    numpy ints become Python ints; bools and other types raise ``TypeError`` (its message says
+    the seed must be ``expected``), negative ints ``ValueError``.
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be {expected}, got {seed!r}.")
+    value = int(seed)
+    if value < 0:
+        raise ValueError(f"seed must be a non-negative int, got {value}.")
+    return value
 
 
 def make_seed_sequence(base_seed: int, n: int) -> list[int]:

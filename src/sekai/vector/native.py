@@ -28,7 +28,13 @@ from sekai.spaces.tuple import Tuple
 from sekai.spaces.utils import iterate
 from sekai.utils.seeding import np_random
 from sekai.vector.result import VecResetResult, VecStepResult
-from sekai.vector.vec_env import GENERATOR_SEED_ERROR, VecEnv, per_env_values, resolve_options
+from sekai.vector.vec_env import (
+    VecEnv,
+    check_vector_seed,
+    per_env_values,
+    resolve_options,
+    resolve_seeds,
+)
 
 __all__ = ["LazyInfos", "NativeVecEnv", "shared", "split_infos", "take_index"]
 
@@ -496,44 +502,21 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
 
     # -- reset / step --------------------------------------------------------------------------
 
-    @staticmethod
-    def _seed_entry(seed: Any) -> int:
-        """An int entry of a seed list, validated like a sub-env's seed (``np_random``)."""
-        if (
-            isinstance(seed, (int, np.integer))
-            and not isinstance(seed, (bool, np.bool_))
-            and seed >= 0
-        ):
-            return int(seed)
-        # Anything else goes through np_random, which a SyncVecEnv's sub-env uses for the same
-        # entry: it accepts or rejects it (with the same exception) exactly as they would.
-        return np_random(seed)[1]
-
     def _seed(self, seed: Any) -> None:
         if seed is None:
             return
-        if isinstance(seed, np.random.Generator):
-            raise TypeError(GENERATOR_SEED_ERROR)
         if isinstance(seed, list):
-            if len(seed) != self.num_envs:
-                raise ValueError(
-                    f"seed must be an int or a list of num_envs={self.num_envs} seeds, "
-                    f"got a list of {len(seed)}."
-                )
-            if all(s is None for s in seed):
+            # Every entry is checked before anything is drawn, so a bad list leaves rng untouched.
+            seeds = resolve_seeds(seed, self.num_envs)
+            if all(s is None for s in seeds):
                 return
-            # Validate every entry before drawing anything, so a bad list leaves rng untouched.
-            ints = [
-                None if s is None or isinstance(s, np.random.Generator) else self._seed_entry(s)
-                for s in seed
-            ]
             entropy = [
-                value if value is not None else int((self.rng if s is None else s).integers(2**63))
-                for s, value in zip(seed, ints, strict=True)
+                s if isinstance(s, int) else int((self.rng if s is None else s).integers(2**63))
+                for s in seeds
             ]
             self.rng = np.random.default_rng(entropy)
             return
-        self._rng, self._rng_seed = np_random(int(seed))
+        self._rng, self._rng_seed = np_random(check_vector_seed(seed))
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import numbers
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
@@ -12,12 +13,13 @@ import numpy as np
 
 from sekai._types import ActType, ObsType, SeedType
 from sekai.core.env import install_async_fallbacks
+from sekai.core.options import check_options_type
 from sekai.core.result import ResetResult, StepResult
 from sekai.error import VecEnvClosed
 from sekai.spaces.box import Box
 from sekai.spaces.space import Space
 from sekai.spaces.utils import batch_space, concatenate, iterate
-from sekai.utils.seeding import make_seed_sequence
+from sekai.utils.seeding import check_seed, make_seed_sequence
 from sekai.vector.result import VecResetResult, VecStepResult
 
 if TYPE_CHECKING:
@@ -35,12 +37,41 @@ _STACK_ARRAYS = concatenate.dispatch(Box)
 _ITERATE_DEFAULT = iterate.dispatch(Space)
 
 
-def resolve_seeds(seed: Any, num_envs: int) -> list[Any]:
-    """One seed per sub-env from a vector ``reset(seed=...)`` argument.
+_VECTOR_SEED = "an int, a list of num_envs seeds or None"
 
-    None gives None to every sub-env, a list is checked for length and passed through, a
-    Generator raises ``TypeError`` and anything else is ``int(seed)`` expanded with
-    ``make_seed_sequence``.
+
+def check_vector_seed(seed: object) -> int:
+    """The int a vector ``reset(seed=...)`` takes as one seed (not None) for all sub-envs.
+
+    Checked as ``Env.reset`` checks a seed (``check_seed``: ints >= 0, numpy ints too, no
+    bools), except that a whole-number float counts as its int. A Generator, a bool or
+    another type raises ``TypeError``; a negative or fractional number or a string
+    ``ValueError``.
+    """
+    if isinstance(seed, np.random.Generator):
+        raise TypeError(GENERATOR_SEED_ERROR)
+    if isinstance(seed, str):
+        raise ValueError(f"seed must be {_VECTOR_SEED}, got the string {seed!r}.")
+    value: object = seed
+    if isinstance(seed, numbers.Real) and not isinstance(seed, (numbers.Integral, np.bool_)):
+        number = float(seed)
+        if not number.is_integer():
+            raise ValueError(
+                f"seed must be a non-negative int, got {seed!r} (a float seed must be whole)."
+            )
+        value = int(number)
+    checked = check_seed(value, _VECTOR_SEED)
+    if not isinstance(checked, int):
+        raise TypeError("check_vector_seed() takes a seed other than None.")
+    return checked
+
+
+def resolve_seeds(seed: Any, num_envs: int) -> list[Any]:
+    """One seed per sub-env from a vector ``reset(seed=...)`` argument, all checked first.
+
+    None gives None to every sub-env. A list must have ``num_envs`` entries (``ValueError``),
+    each checked as ``Env.reset`` checks its seed (None, a Generator or an int >= 0). Anything
+    else must pass ``check_vector_seed`` and is expanded with ``make_seed_sequence``.
     """
     if seed is None:
         return [None] * num_envs
@@ -50,21 +81,25 @@ def resolve_seeds(seed: Any, num_envs: int) -> list[Any]:
                 f"seed must be an int or a list of num_envs={num_envs} seeds, "
                 f"got a list of {len(seed)}."
             )
-        return seed
-    if isinstance(seed, np.random.Generator):
-        raise TypeError(GENERATOR_SEED_ERROR)
-    return make_seed_sequence(int(seed), num_envs)
+        return [check_seed(entry) for entry in seed]
+    return make_seed_sequence(check_vector_seed(seed), num_envs)
 
 
 def resolve_options(options: Any, num_envs: int) -> list[Any]:
-    """One options value per sub-env: a list is checked for length, anything else is shared."""
+    """One options value per sub-env: a list is checked for length, anything else is shared.
+
+    Every value must be a mapping or None (``TypeError``), checked before any sub-env resets.
+    """
     if isinstance(options, list):
         if len(options) != num_envs:
             raise ValueError(
                 f"options must be one dict or a list of num_envs={num_envs} dicts, "
                 f"got a list of {len(options)}."
             )
+        for entry in options:
+            check_options_type(entry)
         return options
+    check_options_type(options)
     return [options] * num_envs
 
 

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import FAST_INT_TYPES, reset_bounds
 from sekai.error import InvalidAction, ResetRequired
@@ -77,6 +78,7 @@ class AcrobotEnv(Env[NDArray[np.float32], int]):
 
         ``options``: ``low`` (default -0.1) and ``high`` (default 0.1).
         """
+        check_reset_options(self, options, ("low", "high"))
         self._set_rng(seed)
         low, high = reset_bounds(options, -0.1, 0.1)
         state = self.rng.uniform(low=low, high=high, size=(4,)).astype(np.float32)

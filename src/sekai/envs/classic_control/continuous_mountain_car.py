@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import check_real, first_action_element, reset_bounds
 from sekai.envs.classic_control.mountain_car import MountainCarEnv
@@ -57,6 +58,7 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
 
         ``options``: ``low`` (default -0.6) and ``high`` (default -0.4).
         """
+        check_reset_options(self, options, ("low", "high"))
         self._set_rng(seed)
         low, high = reset_bounds(options, -0.6, -0.4)
         state = np.array([self.rng.uniform(low=low, high=high), 0.0])

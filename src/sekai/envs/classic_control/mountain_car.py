@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import FAST_INT_TYPES, check_real, reset_bounds
 from sekai.error import InvalidAction, ResetRequired
@@ -52,6 +53,7 @@ class MountainCarEnv(Env[NDArray[np.float32], int]):
 
         ``options``: ``low`` (default -0.6) and ``high`` (default -0.4).
         """
+        check_reset_options(self, options, ("low", "high"))
         self._set_rng(seed)
         low, high = reset_bounds(options, -0.6, -0.4)
         self.state = (float(self.rng.uniform(low=low, high=high)), 0.0)

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import check_real, first_action_element
 from sekai.error import ResetRequired
@@ -65,6 +66,7 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
 
         ``options``: ``x_init`` (default pi) and ``y_init`` (default 1.0), real numbers.
         """
+        check_reset_options(self, options, ("x_init", "y_init"))
         self._set_rng(seed)
         if options is None:
             x, y = DEFAULT_X, DEFAULT_Y

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.env import Env
 from sekai.core.multi_agent import MultiAgentEnv
+from sekai.core.options import check_reset_options
 from sekai.core.result import MAResetResult, MAStepResult, ResetResult, StepResult
 from sekai.envs.finance._common import check_float, check_int, episode_ended
 from sekai.error import InvalidAction, ResetRequired
@@ -361,7 +362,8 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[_Obs]:
-        """Lay a fresh book, run the warm-up and start flat; ``options`` are ignored."""
+        """Lay a fresh book, run the warm-up and start flat; takes no ``options``."""
+        check_reset_options(self, options)
         self._set_rng(seed)
         self.trader = _Trader(self.AGENT)
         self.core.start(self.rng, [self.trader])
@@ -474,7 +476,11 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> MAResetResult[_Obs]:
-        """Lay a fresh book, run the warm-up, start every trader flat; all agents act first."""
+        """Lay a fresh book, run the warm-up, start every trader flat; all agents act first.
+
+        Takes no ``options``.
+        """
+        check_reset_options(self, options)
         self._set_rng(seed)
         self.traders = {a: _Trader(i) for i, a in enumerate(self.possible_agents)}
         core = self.core

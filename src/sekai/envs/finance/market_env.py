@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import check_float, check_int, episode_ended
 from sekai.envs.finance.market import WindowedEnv, default_market
@@ -105,7 +106,9 @@ class MarketEnv(WindowedEnv):
             allow_short=_flag(allow_short, "allow_short"),
             max_leverage=check_float(max_leverage, "max_leverage", low=0.0, low_open=True),
             cash_rate=check_float(cash_rate, "cash_rate"),
-            margin_rate=None if margin_rate is None else check_float(margin_rate, "margin_rate"),
+            margin_rate=(
+                None if margin_rate is None else check_float(margin_rate, "margin_rate", low=0.0)
+            ),
             borrow_rate=check_float(borrow_rate, "borrow_rate", low=0.0),
         )
         self.delisting_return = check_float(delisting_return, "delisting_return", low=-1.0)
@@ -356,6 +359,7 @@ class MarketEnv(WindowedEnv):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[dict[str, Any]]:
         """Start in cash with equity 1 on a new window (``options={"start": row or time}``)."""
+        check_reset_options(self, options, ("start",))
         self._set_rng(seed)
         self._state = {}
         self._start_episode(options)

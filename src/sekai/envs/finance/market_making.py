@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import action_floats, check_float, check_int, episode_ended
 from sekai.error import ResetRequired
@@ -51,7 +52,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         order_size: int = 1,
         max_offset: float = 5.0,
     ) -> None:
-        self.s0 = check_float(s0, "s0")
+        self.s0 = check_float(s0, "s0", low=0.0, low_open=True)
         self.sigma = check_float(sigma, "sigma", low=0.0)
         self.total_time = check_float(total_time, "total_time", low=0.0, low_open=True)
         self.n_steps = check_int(n_steps, "n_steps", low=1)
@@ -115,7 +116,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
-        """Start flat (no inventory, no cash) at ``mid = s0``; ``options`` are ignored."""
+        """Start flat (no inventory, no cash) at ``mid = s0``; takes no ``options``."""
+        check_reset_options(self, options)
         self._set_rng(seed)
         self.mid = self.s0
         self.inventory = 0

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai._types import SeedType
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import action_floats, check_float, check_int, episode_ended
 from sekai.error import ResetRequired
@@ -61,6 +62,11 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.eta = check_float(temporary_impact, "temporary_impact", low=0.0, low_open=True)
         self.epsilon = check_float(fixed_cost, "fixed_cost", low=0.0)
         self.risk_aversion = check_float(risk_aversion, "risk_aversion", low=0.0)
+        if not math.isfinite(self.X0 * self.s0):
+            raise ValueError(
+                "the arrival notional initial_inventory * s0 must be finite, got "
+                f"{self.X0} * {self.s0}."
+            )
         if not self.eta - self.gamma * self.tau / 2 > 0:
             raise ValueError(
                 "temporary_impact - permanent_impact * tau / 2 must be > 0 "
@@ -107,7 +113,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
-        """Start holding ``X0`` shares at ``mid = s0``; ``options`` are ignored."""
+        """Start holding ``X0`` shares at ``mid = s0``; takes no ``options``."""
+        check_reset_options(self, options)
         self._set_rng(seed)
         self.inventory = self.X0
         self.mid = self.s0

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import check_int, episode_ended
 from sekai.envs.finance.market import WindowedEnv, row_sum, simulated_prices
@@ -176,6 +177,7 @@ class PortfolioEnv(WindowedEnv):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[dict[str, NDArray[np.float32]]]:
         """Start in cash with value 1 on a new window (``options={"start": row or time}``)."""
+        check_reset_options(self, options, ("start",))
         self._set_rng(seed)
         self._start_episode(options)
         self.weights = cash_weights((self.n_assets + 1,))

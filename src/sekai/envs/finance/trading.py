@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
+from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._common import check_float, episode_ended
 from sekai.envs.finance.market import WindowedEnv, real_sequence, simulated_prices
@@ -141,6 +142,7 @@ class TradingEnv(WindowedEnv):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
         """Start flat with equity 1 on a new window (``options={"start": row or time}``)."""
+        check_reset_options(self, options, ("start",))
         self._set_rng(seed)
         self._start_episode(options)
         self._path_list = self._path.tolist()
@@ -169,7 +171,8 @@ class TradingEnv(WindowedEnv):
         r = path[i + 1] / path[i] - 1.0
         growth = 0.0 if cost >= 1.0 else (1.0 - cost) * (1.0 + target * r)
         held = target * (1.0 + r)
-        denominator = held + 1.0 - target
+        # 1 - target first: a long (1) or flat (0) position then drifts to exactly itself.
+        denominator = held + (1.0 - target)
         position = held / denominator if growth > 0.0 and denominator > 0.0 else 0.0
         new_equity = equity * growth if growth > 0.0 else 0.0
         turnover = abs(trade)

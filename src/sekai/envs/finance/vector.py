@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.env import Env
+from sekai.core.options import check_reset_options_each
 from sekai.envs.finance.market import WindowedEnv, choose_start, row_sum, simulated_prices
 from sekai.envs.finance.market_making import MarketMakingEnv
 from sekai.envs.finance.optimal_execution import SNAP, OptimalExecutionEnv
@@ -232,6 +233,7 @@ class MarketMakingVecEnv(_TemplateVecEnv[MarketMakingEnv]):
         return (template.n_steps - self._t) * np.float64(template.dt)
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
+        check_reset_options_each(self, options)
         self.mid = _replaced(self.mid, indices, self.template.s0)
         self.inventory = _replaced(self.inventory, indices, 0)
         self.cash = _replaced(self.cash, indices, 0.0)
@@ -396,6 +398,7 @@ class OptimalExecutionVecEnv(_TemplateVecEnv[OptimalExecutionEnv]):
         self._k: NDArray[np.int64] = np.zeros(n, np.int64)
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
+        check_reset_options_each(self, options)
         self.inventory = _replaced(self.inventory, indices, self.template.X0)
         self.mid = _replaced(self.mid, indices, self.template.s0)
         self.shortfall = _replaced(self.shortfall, indices, 0.0)
@@ -567,6 +570,7 @@ class _WindowVecEnv(_TemplateVecEnv[WindowedT]):
 
     def _reset_windows(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         """New windows (history or simulation) for the sub-envs in ``indices``."""
+        check_reset_options_each(self, options, ("start",))
         template = self.template
         history = template._history
         starts = [None if not option else option.get("start") for option in options]
@@ -772,7 +776,8 @@ class TradingVecEnv(_WindowVecEnv[TradingEnv]):
         growth = (1.0 - cost) * (1.0 + target * r)
         growth[cost >= 1.0] = 0.0
         held = target * (1.0 + r)
-        denominator = held + 1.0 - target
+        # 1 - target first: a long (1) or flat (0) position then drifts to exactly itself.
+        denominator = held + (1.0 - target)
         alive = growth > 0.0
         moved = alive & (denominator > 0.0)
         new_position = np.where(moved, held / np.where(moved, denominator, 1.0), 0.0)
