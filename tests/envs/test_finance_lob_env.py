@@ -167,7 +167,7 @@ def test_check_env_passes() -> None:
 def test_reset_lays_the_book_then_runs_the_warmup() -> None:
     env = LimitOrderBookEnv()
     book = env.book
-    result = env.reset(seed=5, options={"ignored": True})
+    result = env.reset(seed=5, options={})
     rng = np.random.default_rng(5)
     flow = ZeroIntelligenceFlow()
     expected = OrderBook()

@@ -80,7 +80,7 @@ def test_boundary_parameters_are_accepted() -> None:
 
 def test_reset_state_info_and_observation() -> None:
     env = MarketMakingEnv()
-    result = env.reset(seed=1, options={"anything": 1})
+    result = env.reset(seed=1, options={})
     obs, info = result.observation, result.info
     assert obs.dtype == np.float32 and obs.tolist() == [0.0, 1.0]
     assert list(info) == INFO_KEYS

@@ -75,7 +75,7 @@ def test_temporary_impact_must_exceed_half_the_permanent_one() -> None:
 
 def test_reset_state_info_and_observation() -> None:
     env = OptimalExecutionEnv()
-    result = env.reset(seed=0, options={"ignored": True})
+    result = env.reset(seed=0, options={})
     assert result.observation.dtype == np.float32
     assert result.observation.tolist() == [1.0, 1.0, 0.0]
     info = result.info

@@ -9,7 +9,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.spaces import Box, Dict, MaskedBox, Space, Tuple
-from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
+from sekai.utils.running_stats import (
+    ExponentialMovingStats,
+    NonFinitePolicy,
+    RunningMeanStd,
+    check_nonfinite,
+)
 
 __all__ = ["ObservationNormalizer", "StatsKind"]
 
@@ -54,9 +59,9 @@ class _Leaf(_Node):
         self.shape = shape
         self.ewm = norm.kind == "ewm"
         self.stats: _Stats = (
-            ExponentialMovingStats(shape, halflife=norm.halflife)
+            ExponentialMovingStats(shape, halflife=norm.halflife, nonfinite=norm.nonfinite)
             if self.ewm
-            else RunningMeanStd(shape)
+            else RunningMeanStd(shape, nonfinite=norm.nonfinite)
         )
         self.epsilon = norm.epsilon
         self.clip = norm.clip
@@ -73,7 +78,9 @@ class _Leaf(_Node):
         if len(rows) == 0:
             return
         if self.ewm:
-            self.stats.update_from_moments(rows.mean(axis=0), rows.var(axis=0), 1)
+            rows = self.stats._finite_rows(rows)
+            if len(rows):
+                self.stats._add_moments(rows.mean(axis=0), rows.var(axis=0), 1.0)
         else:
             self.stats.update(rows)
 
@@ -116,7 +123,7 @@ class _BoxLeaf(_Leaf):
             return _BoxLeaf.one(self, x, update)
         stats = self.stats
         if update:
-            stats.update_from_moments(x, 0.0, 1)
+            stats._add_sample(x)
         out = x - stats.mean
         out /= np.sqrt(stats.var + self.epsilon)
         if self.clip is not None:
@@ -216,7 +223,11 @@ class ObservationNormalizer:
     shape; MaskedBox leaves are normalised over their occupied slots, empty slots giving 0.0;
     other leaves pass through. ``halflife`` (for ``stats="ewm"``) counts calls: each
     normalised batch counts once.
+    NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
+    A dropped sample (one row of a leaf) is still normalised, so its output holds NaN or inf.
     """
+
+    nonfinite: NonFinitePolicy = "raise"
 
     def __init__(
         self,
@@ -226,7 +237,9 @@ class ObservationNormalizer:
         halflife: float = 1000.0,
         epsilon: float = 1e-8,
         clip: float | None = None,
+        nonfinite: NonFinitePolicy = "raise",
     ) -> None:
+        self.nonfinite = check_nonfinite(nonfinite, "ObservationNormalizer")
         if stats not in ("running", "ewm"):
             raise ValueError(
                 f"ObservationNormalizer: stats must be 'running' or 'ewm', got {stats!r}."
@@ -244,8 +257,8 @@ class ObservationNormalizer:
         self.halflife = ExponentialMovingStats._check_halflife(halflife)
         self.epsilon = float(epsilon)
         self.clip = None if clip is None else float(clip)
-        self._leaves = 0
-        root = self._build(space)
+        self._leaves: list[tuple[str, _Leaf]] = []
+        root = self._build(space, "")
         if not self._leaves:
             raise TypeError(
                 "ObservationNormalizer needs a Box or MaskedBox in the observation space, "
@@ -256,19 +269,31 @@ class ObservationNormalizer:
         self.output_space: Space[Any] = root.output_space
         # Bound once: the single-env wrapper calls this for every observation.
         self._one = root.one
+        self._name_statistics("ObservationNormalizer")
 
-    def _build(self, space: Space[Any]) -> _Node:
+    def _build(self, space: Space[Any], path: str) -> _Node:
+        leaf: _Leaf
         if isinstance(space, MaskedBox):
-            self._leaves += 1
-            return _MaskedBoxLeaf(self, space)
-        if isinstance(space, Box):
-            self._leaves += 1
-            return _BoxLeaf(self, space)
-        if isinstance(space, Dict):
-            return _DictNode({key: self._build(sub) for key, sub in space.items()})
-        if isinstance(space, Tuple):
-            return _TupleNode([self._build(sub) for sub in space.spaces])
-        return _PassThrough(space)
+            leaf = _MaskedBoxLeaf(self, space)
+        elif isinstance(space, Box):
+            leaf = _BoxLeaf(self, space)
+        elif isinstance(space, Dict):
+            return _DictNode(
+                {key: self._build(sub, f"{path}[{key!r}]") for key, sub in space.items()}
+            )
+        elif isinstance(space, Tuple):
+            return _TupleNode(
+                [self._build(sub, f"{path}[{i}]") for i, sub in enumerate(space.spaces)]
+            )
+        else:
+            return _PassThrough(space)
+        self._leaves.append((path, leaf))
+        return leaf
+
+    def _name_statistics(self, owner: str) -> None:
+        """Name ``owner`` (and the leaf's place in the observation) in the statistics' errors."""
+        for path, leaf in self._leaves:
+            leaf.stats._owner = f"{owner} (observation{path})" if path else owner
 
     def __call__(self, batch: Any, *, update: bool = True) -> Any:
         """Normalise ``batch``, first updating the statistics with it if ``update``."""

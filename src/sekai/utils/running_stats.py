@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ExponentialMovingStats", "RunningMeanStd"]
+__all__ = ["ExponentialMovingStats", "NonFinitePolicy", "RunningMeanStd"]
+
+NonFinitePolicy = Literal["raise", "skip"]
+"""What an update does with a sample holding NaN or inf: raise ``ValueError``, or skip it."""
+
+_POLICIES = ("raise", "skip")
+
+
+def check_nonfinite(value: Any, owner: str) -> NonFinitePolicy:
+    """``value`` if it is ``"raise"`` or ``"skip"``; TypeError for a non-string, else ValueError."""
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{owner}: nonfinite must be 'raise' or 'skip', got {type(value).__name__}."
+        )
+    if value not in _POLICIES:
+        raise ValueError(f"{owner}: nonfinite must be 'raise' or 'skip', got {value!r}.")
+    return "raise" if value == "raise" else "skip"
+
+
+def _nonfinite_error(owner: str, bad: int, total: int) -> ValueError:
+    verb = "is" if bad == 1 else "are"
+    return ValueError(
+        f"{owner}: {bad} of the {total} values in this update {verb} not finite (NaN or inf); "
+        "the statistics are unchanged. Pass nonfinite='skip' to leave such samples out instead."
+    )
 
 
 def _shape(shape: Any, owner: str) -> tuple[int, ...]:
@@ -18,13 +43,18 @@ def _shape(shape: Any, owner: str) -> tuple[int, ...]:
         raise TypeError(f"{owner}: shape must be a tuple of ints, got {shape!r}.") from None
 
 
-def _moments(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> tuple[Any, Any, int]:
-    """``(mean, var, n)`` of ``batch`` along axis 0; ``n == 0`` for an empty batch."""
+def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[np.float64]:
+    """``batch`` as float64 of shape ``(n, *shape)``."""
     x = np.asarray(batch, dtype=np.float64)
     if x.shape[1:] != shape or x.ndim == 0:
         raise ValueError(
             f"{owner}.update expects a batch of shape (n, *{shape}), got shape {x.shape}."
         )
+    return x
+
+
+def _moments(x: NDArray[np.float64]) -> tuple[Any, Any, int]:
+    """``(mean, var, n)`` of ``x`` along axis 0; ``n == 0`` for an empty batch."""
     n = x.shape[0]
     if n == 0:
         return None, None, 0
@@ -39,11 +69,17 @@ class _MomentStats:
     ``_add_one(sample)`` (in each subclass) adds one flattened sample given as Python floats,
     with the same float operations as ``update_from_moments`` (so the same bits), and returns
     the live ``(mean, var)`` lists; None, with nothing added, while the next sample must go
-    through ``update_from_moments``. Meanwhile the arrays catch up when ``mean`` or ``var``
-    is next read or set: NumPy calls on tiny arrays cost more than a batch of one's arithmetic.
+    through ``update`` (the first sample, or one that is not finite). Meanwhile the arrays
+    catch up when ``mean`` or ``var`` is next read or set: NumPy calls on tiny arrays cost
+    more than a batch of one's arithmetic.
+
+    ``nonfinite`` says what an update does with NaN or inf; ``_owner`` names the statistics
+    in its error (a wrapper that builds them puts its own name there).
     """
 
     shape: tuple[int, ...]
+    nonfinite: NonFinitePolicy = "raise"
+    _owner: str = "statistics"
     _mean: NDArray[np.float64]
     _var: NDArray[np.float64]
     _lists: tuple[list[float], list[float]] | None = None
@@ -94,6 +130,63 @@ class _MomentStats:
         """``(x - mean) / sqrt(var + epsilon)`` as float64."""
         return (np.asarray(x, dtype=np.float64) - self.mean) / np.sqrt(self.var + epsilon)
 
+    def _finite_rows(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``x`` (samples along axis 0) if all finite; else raise, or its all-finite rows."""
+        finite = np.isfinite(x)
+        if finite.all():
+            return x
+        if self.nonfinite == "raise":
+            raise _nonfinite_error(self._owner, x.size - int(np.count_nonzero(finite)), x.size)
+        return x[finite.reshape(len(x), -1).all(axis=1)]
+
+    def _finite_moments(self, mean: NDArray[np.float64], var: Any) -> bool:
+        """Whether a batch given by its moments may be added; raises for ``"raise"``."""
+        if type(var) is float:  # a batch of one
+            finite = np.isfinite(mean) & math.isfinite(var)
+        else:
+            finite = np.isfinite(mean) & np.isfinite(np.asarray(var, dtype=np.float64))
+        if finite.all():
+            return True
+        if self.nonfinite == "raise":
+            full = np.broadcast_to(finite, self.shape)
+            raise _nonfinite_error(self._owner, full.size - int(np.count_nonzero(full)), full.size)
+        return False
+
+    def _add_moments(self, batch_mean: ArrayLike, batch_var: ArrayLike, bcount: float) -> None:
+        """Add a batch by its moments, already checked (finite, ``bcount > 0``)."""
+        raise NotImplementedError
+
+    def _add_sample(self, sample: NDArray[Any]) -> None:
+        """``update(sample[None])`` for one sample (an array of shape ``shape``), in fewer steps."""
+        if sample.dtype.kind != "f" or np.isfinite(sample).all():  # integers are finite
+            self._add_moments(sample, 0.0, 1.0)
+        else:
+            self._finite_rows(np.asarray(sample, dtype=np.float64)[None])  # raises, or skips
+
+    def update(self, batch: ArrayLike) -> None:
+        """Add the samples of ``batch`` (along axis 0)."""
+        x = self._finite_rows(_as_batch(batch, self.shape, type(self).__name__))
+        mean, var, n = _moments(x)
+        if n:
+            self._add_moments(mean, var, float(n))
+
+    def update_from_moments(
+        self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
+    ) -> None:
+        """Add ``batch_count`` samples with this mean and population variance (<= 0: no-op).
+
+        A NaN or inf in the mean or variance raises ``ValueError``, or with
+        ``nonfinite="skip"`` adds nothing; a NaN or inf count is always a ``ValueError``.
+        """
+        bcount = float(batch_count)
+        if bcount <= 0.0:
+            return
+        if not math.isfinite(bcount):
+            raise ValueError(f"{self._owner}: batch_count must be finite, got {bcount}.")
+        mean = np.asarray(batch_mean, dtype=np.float64)
+        if self._finite_moments(mean, batch_var):
+            self._add_moments(mean, batch_var, bcount)
+
 
 class RunningMeanStd(_MomentStats):
     """Running mean and variance over batches, using the parallel-variance (Chan) update.
@@ -102,9 +195,19 @@ class RunningMeanStd(_MomentStats):
     mean outright and the prior's unit variance keeps only its pseudo-count's weight, so data
     far from zero gets the right variance and one first sample does not give a zero variance.
     Empty batches are ignored.
+    NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
     """
 
-    def __init__(self, shape: tuple[int, ...] = (), epsilon: float = 1e-4) -> None:
+    _owner = "RunningMeanStd"
+
+    def __init__(
+        self,
+        shape: tuple[int, ...] = (),
+        epsilon: float = 1e-4,
+        *,
+        nonfinite: NonFinitePolicy = "raise",
+    ) -> None:
+        self.nonfinite = check_nonfinite(nonfinite, "RunningMeanStd")
         epsilon = float(epsilon)
         if not epsilon >= 0.0:
             raise ValueError(f"RunningMeanStd: epsilon must be >= 0, got {epsilon}.")
@@ -114,18 +217,7 @@ class RunningMeanStd(_MomentStats):
         self._var = np.ones(self.shape, dtype=np.float64)
         self.count = epsilon
 
-    def update(self, batch: ArrayLike) -> None:
-        """Add the samples of ``batch`` (along axis 0)."""
-        mean, var, n = _moments(batch, self.shape, "RunningMeanStd")
-        self.update_from_moments(mean, var, n)
-
-    def update_from_moments(
-        self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
-    ) -> None:
-        """Add a batch given its mean, population variance and size (count <= 0: no-op)."""
-        bcount = float(batch_count)
-        if bcount <= 0.0:
-            return
+    def _add_moments(self, batch_mean: ArrayLike, batch_var: ArrayLike, bcount: float) -> None:
         count = self.count
         total = count + bcount
         bvar = np.asarray(batch_var, dtype=np.float64)
@@ -145,7 +237,8 @@ class RunningMeanStd(_MomentStats):
 
     def _add_one(self, sample: list[float]) -> tuple[list[float], list[float]] | None:
         count = self.count
-        if count <= self.epsilon:
+        # A sum is finite only if every term is (a finite overflow just takes ``update``).
+        if count <= self.epsilon or not math.isfinite(sum(sample)):
             return None
         self.count = total = count + 1.0
         rate, share = 1.0 / total, count / total
@@ -162,7 +255,7 @@ class RunningMeanStd(_MomentStats):
         return {"mean": self.mean.copy(), "var": self.var.copy(), "count": float(self.count)}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore a ``state_dict()``."""
+        """Restore a ``state_dict()`` (``nonfinite`` stays as it is)."""
         self.mean = np.array(np.broadcast_to(state["mean"], self.shape), dtype=np.float64)
         self.var = np.array(np.broadcast_to(state["var"], self.shape), dtype=np.float64)
         self.count = float(state["count"])
@@ -178,9 +271,19 @@ class ExponentialMovingStats(_MomentStats):
     non-stationary data. Weights are bias-corrected like pandas' ``ewm(adjust=True)``; the
     variance is the weighted population variance (pandas' ``var(bias=True)``). A batch counts
     as ``len(batch)`` samples arriving together.
+    NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
     """
 
-    def __init__(self, shape: tuple[int, ...] = (), halflife: float = 1000.0) -> None:
+    _owner = "ExponentialMovingStats"
+
+    def __init__(
+        self,
+        shape: tuple[int, ...] = (),
+        halflife: float = 1000.0,
+        *,
+        nonfinite: NonFinitePolicy = "raise",
+    ) -> None:
+        self.nonfinite = check_nonfinite(nonfinite, "ExponentialMovingStats")
         self.shape = _shape(shape, "ExponentialMovingStats")
         self.halflife = self._check_halflife(halflife)
         self._mean = np.zeros(self.shape, dtype=np.float64)
@@ -200,18 +303,8 @@ class ExponentialMovingStats(_MomentStats):
         """The per-sample weight factor ``0.5 ** (1 / halflife)``."""
         return 0.5 ** (1.0 / self.halflife)
 
-    def update(self, batch: ArrayLike) -> None:
-        """Add the samples of ``batch`` (along axis 0)."""
-        mean, var, n = _moments(batch, self.shape, "ExponentialMovingStats")
-        self.update_from_moments(mean, var, n)
-
-    def update_from_moments(
-        self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
-    ) -> None:
-        """Add ``batch_count`` samples with this mean and population variance (<= 0: no-op)."""
-        c = float(batch_count)
-        if c <= 0.0:
-            return
+    def _add_moments(self, batch_mean: ArrayLike, batch_var: ArrayLike, bcount: float) -> None:
+        c = bcount
         weight = self.weight * self.decay**c + c
         mean = np.asarray(batch_mean, dtype=np.float64)
         var = np.asarray(batch_var, dtype=np.float64)
@@ -226,7 +319,8 @@ class ExponentialMovingStats(_MomentStats):
         self.count += c
 
     def _add_one(self, sample: list[float]) -> tuple[list[float], list[float]] | None:
-        if self.count == 0.0:
+        # A sum is finite only if every term is (a finite overflow just takes ``update``).
+        if self.count == 0.0 or not math.isfinite(sum(sample)):
             return None
         self.weight = weight = self.weight * self.decay + 1.0
         self.count += 1.0
@@ -253,7 +347,7 @@ class ExponentialMovingStats(_MomentStats):
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restore a ``state_dict()``; a missing ``halflife`` keeps the current one and a
-        missing ``weight`` becomes ``count``."""
+        missing ``weight`` becomes ``count`` (``nonfinite`` stays as it is)."""
         halflife = self._check_halflife(state.get("halflife", self.halflife))
         mean = np.array(np.broadcast_to(state["mean"], self.shape), dtype=np.float64)
         var = np.array(np.broadcast_to(state["var"], self.shape), dtype=np.float64)

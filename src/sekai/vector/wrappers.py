@@ -14,7 +14,7 @@ from sekai.spaces.space import Space
 from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
 from sekai.utils.normalization import ObservationNormalizer, StatsKind
-from sekai.utils.running_stats import RunningMeanStd
+from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
 from sekai.vector.native import LazyInfos
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
@@ -160,6 +160,8 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     batch (reset batches included) while ``update_running_mean``, so an ``"ewm"`` halflife
     counts vector steps. Terminal observations are normalised with the current statistics,
     without updating them (a NativeVecEnv's all at once).
+    NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
+    A dropped sub-env's observation is still normalised with the statistics (NaN/inf out).
     """
 
     def __init__(
@@ -170,11 +172,19 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
         stats: StatsKind = "running",
         halflife: float = 1000.0,
         clip: float | None = None,
+        nonfinite: NonFinitePolicy = "raise",
     ) -> None:
         super().__init__(venv)
+        owner = type(self).__name__
         self.normalizer = ObservationNormalizer(
-            venv.observation_space, stats=stats, halflife=halflife, epsilon=epsilon, clip=clip
+            venv.observation_space,
+            stats=stats,
+            halflife=halflife,
+            epsilon=epsilon,
+            clip=clip,
+            nonfinite=check_nonfinite(nonfinite, owner),
         )
+        self.normalizer._name_statistics(owner)
         self.observation_space = self.normalizer.output_space
         self.epsilon = self.normalizer.epsilon
         self.update_running_mean = True
@@ -183,6 +193,11 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     def obs_rms(self) -> Any:
         """The statistics: one stats object, or a dict/tuple of them mirroring the space."""
         return self.normalizer.stats
+
+    @property
+    def nonfinite(self) -> NonFinitePolicy:
+        """What an update does with a NaN/inf sample: ``"raise"`` or ``"skip"``."""
+        return self.normalizer.nonfinite
 
     def observation(self, batch: ObsType) -> Any:
         """The normalised batch (updating the statistics first if enabled)."""
@@ -211,13 +226,21 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     The returns ``G = G * gamma + rewards`` (one per sub-env) update ``return_rms`` once per
     step while ``update_running_mean``, and restart at 0 where an episode ended and on reset;
     rewards become ``rewards / sqrt(return_rms.var + epsilon)``.
+    NaN/inf returns: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
+    A dropped return restarts at 0; its reward is still scaled (NaN/inf out).
     """
 
     def __init__(
-        self, venv: VecEnv[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
+        self,
+        venv: VecEnv[ObsType, ActType],
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        nonfinite: NonFinitePolicy = "raise",
     ) -> None:
         super().__init__(venv)
         owner = type(self).__name__
+        nonfinite = check_nonfinite(nonfinite, owner)
         gamma, epsilon = float(gamma), float(epsilon)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"{owner}: gamma must be in [0, 1], got {gamma}.")
@@ -225,18 +248,27 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
             raise ValueError(f"{owner}: epsilon must be >= 0, got {epsilon}.")
         self.gamma = gamma
         self.epsilon = epsilon
-        self.return_rms = RunningMeanStd(shape=())
+        self.return_rms = RunningMeanStd(shape=(), nonfinite=nonfinite)
+        self.return_rms._owner = f"{owner} (discounted returns)"
         self.update_running_mean = True
         self._returns = np.zeros(self.num_envs, dtype=np.float64)
 
+    @property
+    def nonfinite(self) -> NonFinitePolicy:
+        """What an update does with a NaN/inf return: ``"raise"`` or ``"skip"``."""
+        return self.return_rms.nonfinite
+
     def _scale(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
-        returns = self._returns
-        returns *= self.gamma
+        # A new array: an update that raises leaves ``_returns`` as it was.
+        returns = self._returns * self.gamma
         returns += result.rewards
         if self.update_running_mean:
             self.return_rms.update(returns)
+            if self.return_rms.nonfinite == "skip":  # dropped returns restart at 0
+                returns[~np.isfinite(returns)] = 0.0
         rewards = result.rewards / np.sqrt(self.return_rms.var + self.epsilon)
         returns[result.terminated | result.truncated] = 0.0
+        self._returns = returns
         return VecStepResult(
             result.observations, rewards, result.terminated, result.truncated, result.infos
         )

@@ -10,7 +10,7 @@ from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import ObservationWrapper, Wrapper
 from sekai.utils.normalization import ObservationNormalizer, StatsKind
-from sekai.utils.running_stats import RunningMeanStd
+from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
 
 __all__ = ["NormalizeObservation", "NormalizeReward"]
 
@@ -21,6 +21,8 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, ObsType]):
     Each observation, reset ones included, updates the statistics as a batch of one while
     ``update_running_mean`` is true. Box leaves become float64 (clipped to ``±clip`` if set);
     ``stats="ewm"`` follows non-stationary data with a ``halflife`` counted in steps.
+    NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
+    A dropped observation is still normalised with the current statistics (NaN/inf out).
     """
 
     def __init__(
@@ -31,11 +33,18 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, ObsType]):
         stats: StatsKind = "running",
         halflife: float = 1000.0,
         clip: float | None = None,
+        nonfinite: NonFinitePolicy = "raise",
     ) -> None:
         super().__init__(env)
         self.normalizer = ObservationNormalizer(
-            env.observation_space, stats=stats, halflife=halflife, epsilon=epsilon, clip=clip
+            env.observation_space,
+            stats=stats,
+            halflife=halflife,
+            epsilon=epsilon,
+            clip=clip,
+            nonfinite=check_nonfinite(nonfinite, "NormalizeObservation"),
         )
+        self.normalizer._name_statistics("NormalizeObservation")
         self.observation_space = self.normalizer.output_space
         self.epsilon = self.normalizer.epsilon
         self.update_running_mean = True
@@ -45,6 +54,11 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, ObsType]):
     def obs_rms(self) -> Any:
         """The statistics: one stats object, or a dict/tuple of them mirroring the space."""
         return self.normalizer.stats
+
+    @property
+    def nonfinite(self) -> NonFinitePolicy:
+        """What an update does with a NaN/inf sample: ``"raise"`` or ``"skip"``."""
+        return self.normalizer.nonfinite
 
     def observation(self, observation: ObsType) -> Any:
         """The normalised observation (updating the statistics first if enabled)."""
@@ -75,12 +89,20 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
     The return ``G = G * gamma + reward`` updates ``return_rms`` (while
     ``update_running_mean``) and restarts at 0 on reset and when an episode ends; the reward
     becomes ``reward / sqrt(return_rms.var + epsilon)`` (the mean is not subtracted).
+    NaN/inf returns: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
+    A dropped return restarts at 0; its reward is still scaled (NaN/inf out).
     """
 
     def __init__(
-        self, env: Env[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
+        self,
+        env: Env[ObsType, ActType],
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        nonfinite: NonFinitePolicy = "raise",
     ) -> None:
         super().__init__(env)
+        nonfinite = check_nonfinite(nonfinite, "NormalizeReward")
         gamma, epsilon = float(gamma), float(epsilon)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"NormalizeReward: gamma must be in [0, 1], got {gamma}.")
@@ -88,23 +110,31 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
             raise ValueError(f"NormalizeReward: epsilon must be >= 0, got {epsilon}.")
         self.gamma = gamma
         self.epsilon = epsilon
-        self.return_rms = RunningMeanStd(shape=())
+        self.return_rms = RunningMeanStd(shape=(), nonfinite=nonfinite)
+        self.return_rms._owner = "NormalizeReward (discounted return)"
         self.update_running_mean = True
         self._returns = 0.0
 
+    @property
+    def nonfinite(self) -> NonFinitePolicy:
+        """What an update does with a NaN/inf return: ``"raise"`` or ``"skip"``."""
+        return self.return_rms.nonfinite
+
     def _scale(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
         reward = float(result.reward)
-        self._returns = returns = self._returns * self.gamma + reward
+        returns = self._returns * self.gamma + reward
         rms = self.return_rms
         if not self.update_running_mean:
             var = float(rms.var)
         elif (lists := rms._add_one([returns])) is not None:
             var = lists[1][0]
         else:
+            # The first return, or a non-finite one: raises, or is dropped and restarts at 0.
             rms.update_from_moments(returns, 0.0, 1)
             var = float(rms.var)
-        if result.terminated or result.truncated:
-            self._returns = 0.0
+            if not math.isfinite(returns):
+                returns = 0.0
+        self._returns = 0.0 if result.terminated or result.truncated else returns
         return StepResult(
             result.observation,
             reward / math.sqrt(var + self.epsilon),
