@@ -155,6 +155,13 @@ def _bench(args: argparse.Namespace) -> int:
     if args.workers is not None and args.mode != "proc":
         print("error: --workers applies to --mode proc only", file=sys.stderr)
         return 2
+    if args.mode == "native" and sekai.spec(args.env_id).vector_entry_point is None:
+        print(
+            f"error: {args.env_id} has no native vector implementation; "
+            "use --mode sync, async or proc",
+            file=sys.stderr,
+        )
+        return 2
     steps: int = args.steps
     warmup = min(steps // 10, 100)
     step: Callable[[], Any]

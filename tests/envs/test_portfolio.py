@@ -191,7 +191,7 @@ def test_pandas_frame_with_dates() -> None:
     assert info["timestamp"] == np.datetime64("2022-03-10")
     assert env.prices is not None and env.prices.shape == (40, 2)
     one = PortfolioEnv(pd.Series(_history(40, 1)[:, 0]), episode_length=5, lookback=3)
-    assert one.n_assets == 1 and one.data is None
+    assert one.n_assets == 1 and one.data is not None and not one.data.is_datetime
 
 
 def test_attributes_and_read_only_properties() -> None:

@@ -206,7 +206,7 @@ def test_pandas_datetime_index_gives_dated_data() -> None:
     step = env.step(1)
     assert step.info["timestamp"] == np.datetime64("2021-02-02")
     plain = TradingEnv(pd.Series(_history(60)), episode_length=10, lookback=5)
-    assert plain.data is None and plain.dt == 1 / 252
+    assert isinstance(plain.data, MarketData) and plain.dt == 1 / 252
     assert plain.reset(options={"start": 7}).info["timestamp"] == 7
 
 

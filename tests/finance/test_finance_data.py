@@ -68,7 +68,8 @@ def test_time_is_frozen_and_hashable():
 def test_row_of_ints_are_rows_unchecked():
     assert row_of(DAYS, 3) == 3
     assert row_of(DAYS, np.int64(99)) == 99
-    assert row_of(DAYS, -1) == -1
+    assert row_of(DAYS, -1) == 9  # negatives count from the end
+    assert row_of(DAYS, -11) == -11  # beyond the start: unchecked
     numeric = np.arange(10, 20)
     assert row_of(numeric, 12) == 12  # an int is a row even where a timestamp equals it
 
@@ -314,7 +315,7 @@ def test_index_of_and_between():
     data = dated(10)
     assert data.index_of("2020-01-04") == 3
     assert data.index_of("2020-01-04", side="right") == 4
-    assert data.index_of(-2) == -2
+    assert data.index_of(-2) == 8
     part = data.between("2020-01-03", "2020-01-06")
     assert list(part.timestamps) == list(data.timestamps[2:5])
     assert len(data.between()) == 10 and len(data.between(end=5)) == 5

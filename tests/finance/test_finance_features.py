@@ -730,16 +730,17 @@ def test_check_causal_cuts_and_perturbations():
     check_causal(record(calls), x, n_checks=4)
     np.testing.assert_array_equal(x, before)
     np.testing.assert_array_equal(calls[0], x)
-    cuts = cuts_of(calls, x)
+    assert len(calls) == 1 + 5 * 2  # per cut: a rescaled copy, then a reordered one
+    cuts = cuts_of([calls[0], *calls[1::2]], x)
     assert len(cuts) == 5 and cuts[0] == 0 and len(set(cuts)) == 5
     assert all(1 <= c <= 10 for c in cuts[1:])
     assert all((a > 0).all() for a in calls)  # prices stay prices
     calls.clear()
     check_causal(record(calls), x, n_checks=10)
-    assert cuts_of(calls, x) == list(range(11))
+    assert cuts_of([calls[0], *calls[1::2]], x) == list(range(11))
     calls.clear()
     check_causal(record(calls), x[:3], n_checks=1)
-    assert cuts_of(calls, x[:3]) == [0, 1]
+    assert cuts_of([calls[0], *calls[1::2]], x[:3]) == [0, 1]
 
 
 def test_check_causal_moves_signs_zeros_and_nans():
@@ -747,11 +748,12 @@ def test_check_causal_moves_signs_zeros_and_nans():
     x[::5, 0] = 0.0
     calls: list[np.ndarray] = []
     check_causal(record(calls), x, n_checks=1)
-    tail, original = calls[1][1:], x[1:]
-    assert not np.array_equal(np.isnan(tail), np.isnan(original))
-    both = ~np.isnan(tail) & ~np.isnan(original)
-    assert (np.sign(tail[both]) != np.sign(original[both])).any()
-    assert not np.array_equal(tail == 0, original == 0) and (tail == 0).any()
+    assert len(calls) == 1 + 2 * 4  # per cut: rescaled, reordered, signs and zeros, NaNs
+    signs, holes, original = calls[3][1:], calls[4][1:], x[1:]
+    assert not np.array_equal(np.isnan(holes), np.isnan(original))
+    both = ~np.isnan(signs) & ~np.isnan(original)
+    assert (np.sign(signs[both]) != np.sign(original[both])).any()
+    assert not np.array_equal(signs == 0, original == 0) and (signs == 0).any()
 
 
 def test_check_causal_rng():

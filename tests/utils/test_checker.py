@@ -291,15 +291,15 @@ class RewardEnv(ToyEnv):
 @pytest.mark.parametrize(
     ("reward", "expected"),
     [
-        ("1", "Reward from step() at step 0 has type str; return a float."),
-        (True, "Reward from step() at step 0 has type bool; return a float."),
-        (np.array(1.0), "Reward from step() at step 0 has type ndarray; return a float."),
-        (math.nan, "Reward from step() at step 0 is NaN."),
+        ("1", "ERROR: Reward from step() at step 0 has type str; return a float."),
+        (True, "ERROR: Reward from step() at step 0 has type bool; return a float."),
+        (np.array(1.0), "ERROR: Reward from step() at step 0 has type ndarray; return a float."),
+        (math.nan, "WARNING: Reward from step() at step 0 is NaN."),
     ],
 )
 def test_bad_rewards_grouped(reward: Any, expected: str) -> None:
     issues = check_env(RewardEnv(reward), check_determinism=True)
-    assert issues == [f"WARNING: {expected} (seen at 100 steps; first shown)"]
+    assert issues == [f"{expected} (seen at 100 steps; first shown)"]
 
 
 def test_infinite_rewards_counted() -> None:

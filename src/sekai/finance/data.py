@@ -88,17 +88,21 @@ def naive_datetime64(value: Any, what: str, *, unit: str | None = None) -> np.da
 def row_of(
     timestamps: NDArray[Any], when: Any, *, side: str = "left", what: str = "the time"
 ) -> int:
-    """Row named by ``when``: an int is a row (returned unchecked), anything else a timestamp.
+    """Row named by ``when``: an int is a row position, anything else a timestamp.
 
-    A timestamp resolves to the first row with ``timestamp >= when`` (``>`` with
-    ``side="right"``), or ``len(timestamps)`` if there is none.
+    An int is a row on every axis, numeric ones included: ``-T <= when < 0`` counts from the
+    end, and it is otherwise returned unchecked. A timestamp (``Time(x)``, a float on a
+    numeric axis, a date-like value on a datetime axis) resolves to the first row with
+    ``timestamp >= when`` (``>`` with ``side="right"``), or ``len(timestamps)`` if none.
     """
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {side!r}.")
     if isinstance(when, (bool, np.bool_)):
         raise TypeError(f"{what} must be a row position or a timestamp, got the bool {when!r}.")
     if isinstance(when, (int, np.integer)):
-        return int(when)
+        row = int(when)
+        n_rows = len(timestamps)
+        return row + n_rows if -n_rows <= row < 0 else row
     value = when.value if isinstance(when, Time) else when
     key: Any
     if timestamps.dtype.kind == "M":
@@ -460,7 +464,7 @@ class MarketData:
         return out
 
     def index_of(self, when: Any, *, side: str = "left") -> int:
-        """Row of ``when`` by the point-in-time rule (see ``row_of``)."""
+        """Row of ``when`` by the point-in-time rule of ``row_of``: an int is a row position."""
         return row_of(self._timestamps, when, side=side)
 
     def __len__(self) -> int:
@@ -472,6 +476,14 @@ class MarketData:
                 f"MarketData supports row slices only (data[a:b]), got {key!r}; use "
                 "field() or select() for columns."
             )
+        for bound in (key.start, key.stop, key.step):
+            if bound is not None and (
+                isinstance(bound, (bool, np.bool_)) or not isinstance(bound, (int, np.integer))
+            ):
+                raise TypeError(
+                    f"MarketData slices take int row positions, got {bound!r}; use "
+                    "between() to select by timestamp."
+                )
         rows = range(self.n_steps)[key]
         if rows.step < 0:
             raise ValueError("MarketData slices must run forward in time (positive step).")
@@ -565,10 +577,7 @@ class MarketData:
                     "Time(x) for a numeric timestamp."
                 )
             return round(float(boundary) * self.n_steps)
-        row = row_of(self._timestamps, boundary, what="boundary")
-        if isinstance(boundary, (int, np.integer)) and row < 0:
-            row += self.n_steps
-        return row
+        return row_of(self._timestamps, boundary, what="boundary")
 
     def split(self, *boundaries: Any, embargo: int = 0, history: int = 0) -> list[MarketData]:
         """Consecutive parts cut at ``boundaries`` (fractions, rows or timestamps).

@@ -72,11 +72,24 @@ def _positive(value: Any, name: str) -> float:
 
 
 def _min_periods(value: int | None, window: int) -> int:
+    """A rolling ``min_periods`` in ``[1, window]`` (None: ``window``).
+
+    Bools and non-numbers -> ``TypeError``; a number that is not a whole count (2.5, NaN) or
+    out of range -> ``ValueError``; an integral float such as 2.0 -> ``TypeError`` (pass an int).
+    """
     if value is None:
         return window
+    if (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_, numbers.Integral))
+        and not float(value).is_integer()
+    ):
+        raise ValueError(
+            f"min_periods must be a whole number of values in [1, {window}], got {value!r}."
+        )
     periods = _check_int(value, "min_periods", 1)
     if periods > window:
-        raise ValueError(f"min_periods must be <= window ({window}), got {periods}.")
+        raise ValueError(f"min_periods must be in [1, window={window}], got {periods}.")
     return periods
 
 
@@ -409,25 +422,56 @@ def asof_join(
     return out
 
 
-def _perturb(x: Array, cut: int, rng: np.random.Generator) -> Array:
-    """``x`` with the rows after ``cut`` permuted and rescaled and, where the data have them,
-    with new signs, zeros and NaN pattern."""
-    out = x.copy()
-    tail = x[cut + 1 :][rng.permutation(x.shape[0] - cut - 1)]
-    tail *= np.exp(rng.normal(0.0, 0.1, tail.shape))
-    finite = x[np.isfinite(x)]
-    if (finite <= 0).any():
-        scale = float(finite.std()) or 1.0
-        tail = tail * rng.choice([-1.0, 1.0], tail.shape) + rng.normal(0.0, scale, tail.shape)
-        tail[rng.random(tail.shape) < np.mean(finite == 0)] = 0.0
-    missing = np.isnan(x)
-    if missing.any():
-        holes = np.isnan(tail)
-        if finite.size:
-            tail[holes] = rng.choice(finite, int(holes.sum()))
-        tail[rng.random(tail.shape) < missing.mean()] = np.nan
-    out[cut + 1 :] = tail
-    return out
+class _Perturber:
+    """The perturbed copies of ``x`` that ``check_causal`` passes to ``fn``, drawn from ``rng``.
+
+    A copy keeps the rows up to its cut and changes only those after it. ``kinds`` lists the
+    copies each cut gets: ``"rescaled"`` (each value times ``exp(N(0, 0.1))``) and
+    ``"reordered"`` (the rows in another order) always, ``"signs"`` (random signs, Gaussian
+    noise and zeros at the data's zero rate) for data with negatives or zeros, and ``"nans"``
+    (the NaNs filled with observed values, new NaNs at the data's NaN rate) for data with NaNs.
+    """
+
+    def __init__(self, x: Array, rng: np.random.Generator) -> None:
+        self.x = x
+        self.rng = rng
+        self.finite = x[np.isfinite(x)]
+        self.missing = float(np.isnan(x).mean())
+        signed = bool((self.finite <= 0).any())
+        self.zeros = float(np.mean(self.finite == 0)) if signed else 0.0
+        self.scale = (float(self.finite.std()) or 1.0) if signed else 1.0
+        kinds = ["rescaled", "reordered"]
+        if signed:
+            kinds.append("signs")
+        if self.missing:
+            kinds.append("nans")
+        self.kinds = tuple(kinds)
+
+    def copy(self, cut: int, kind: str) -> Array:
+        """A new copy of ``x`` whose rows after ``cut`` are changed as ``kind`` says."""
+        x, rng = self.x, self.rng
+        out = x.copy()
+        tail = out[cut + 1 :]
+        if kind == "rescaled":
+            tail *= np.exp(rng.normal(0.0, 0.1, tail.shape))
+        elif kind == "reordered":
+            order = rng.permutation(tail.shape[0])
+            if order.size > 1 and (order == np.arange(order.size)).all():
+                order = np.roll(order, 1)
+            tail[:] = x[cut + 1 :][order]
+        elif kind == "signs":
+            tail *= rng.choice([-1.0, 1.0], tail.shape)
+            tail += rng.normal(0.0, self.scale, tail.shape)
+            tail[(rng.random(tail.shape) < self.zeros) & ~np.isnan(tail)] = 0.0
+        else:
+            holes = np.isnan(tail)
+            count = int(holes.sum())
+            if self.finite.size:
+                tail[holes] = rng.choice(self.finite, count)
+            else:
+                tail[holes] = rng.standard_normal(count)
+            tail[rng.random(tail.shape) < self.missing] = np.nan
+        return out
 
 
 def check_causal(
@@ -442,21 +486,27 @@ def check_causal(
     """Raise :class:`~sekai.error.LookAheadError` if ``fn(x)`` at some row uses later rows.
 
     Checks cut 0 and ``n_checks`` random cuts in ``[1, T - 2]`` (all of them when
-    ``n_checks >= T - 2``): the rows after a cut are perturbed and the output rows up to the
-    cut must stay the same (``isclose`` with ``rtol``/``atol``, NaN equal to NaN).
+    ``n_checks >= T - 2``), in increasing order. At each cut ``fn`` gets perturbed copies of
+    ``x`` that differ only after the cut: one rescaled and one reordered, one with moved signs
+    and zeros if ``x`` has negatives or zeros, and one with another NaN pattern if ``x`` has
+    NaNs; ``fn`` is called once on ``x`` before them. Every output must have the shape of the
+    first (else ``LookAheadError`` naming both shapes) and equal it up to the cut (``isclose``
+    with ``rtol``/``atol``, NaN equal to NaN). ``x`` needs ``T >= 3`` rows, checked first.
     """
     arr = _float_array(x, "x")
+    if arr.ndim and arr.shape[0] < 3:
+        raise ValueError(f"x needs at least 3 rows to be checked, got {arr.shape[0]}.")
     if arr.ndim not in (1, 2):
         raise ValueError(f"x must be 1-D (T,) or 2-D (T, N), got shape {arr.shape}.")
     T = arr.shape[0]
-    if T < 3:
-        raise ValueError(f"x needs at least 3 rows to be checked, got {T}.")
     n_checks = _check_int(n_checks, "n_checks", 1)
     rtol, atol = _scalar(rtol, "rtol"), _scalar(atol, "atol")
     if rng is None:
         rng = np.random.default_rng(0)
     elif not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator or None, got {rng!r}.")
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn!r}.")
     name = getattr(fn, "__name__", repr(fn))
     expected = np.array(fn(arr.copy()))
     if expected.ndim == 0 or expected.shape[0] != T:
@@ -466,17 +516,19 @@ def check_causal(
     candidates = np.arange(1, T - 1)
     if n_checks < candidates.size:
         candidates = np.sort(rng.choice(candidates, n_checks, replace=False))
+    perturber = _Perturber(arr, rng)
     for cut in (0, *candidates.tolist()):
-        got = np.array(fn(_perturb(arr, cut, rng)))
-        if got.shape != expected.shape:
-            raise LookAheadError(
-                f"{name} looks ahead: its output shape changed from {expected.shape} to "
-                f"{got.shape} when the rows after cut {cut} were perturbed."
-            )
-        same = np.isclose(got[: cut + 1], expected[: cut + 1], rtol, atol, equal_nan=True)
-        differ = np.flatnonzero(~same.all(axis=tuple(range(1, same.ndim))))
-        if differ.size:
-            raise LookAheadError(
-                f"{name} looks ahead: output row {differ[0]} changed when the rows after "
-                f"cut {cut} were perturbed."
-            )
+        for kind in perturber.kinds:
+            got = np.array(fn(perturber.copy(cut, kind)))
+            if got.shape != expected.shape:
+                raise LookAheadError(
+                    f"{name} looks ahead: its output shape changed from {expected.shape} to "
+                    f"{got.shape} when the rows after cut {cut} were perturbed."
+                )
+            same = np.isclose(got[: cut + 1], expected[: cut + 1], rtol, atol, equal_nan=True)
+            differ = np.flatnonzero(~same.all(axis=tuple(range(1, same.ndim))))
+            if differ.size:
+                raise LookAheadError(
+                    f"{name} looks ahead: output row {differ[0]} changed when the rows after "
+                    f"cut {cut} were perturbed."
+                )

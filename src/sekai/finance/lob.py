@@ -144,15 +144,21 @@ class OrderBook:
     """
 
     def __init__(self) -> None:
+        self._orders: dict[int, Order] = {}
         self.clear()
 
     def clear(self) -> None:
-        """Remove every order; reset ``time`` to 0, ``last_price`` to None and ids to 1."""
+        """Remove every order; reset ``time`` to 0, ``last_price`` to None and ids to 1.
+
+        Orders handed out earlier (by ``get`` or ``orders_of``) read quantity 0 afterwards.
+        """
+        for order in self._orders.values():
+            order.quantity = 0
         self.time = 0.0
         self.last_price: int | None = None
         self._bids = _Half(1)
         self._asks = _Half(-1)
-        self._orders: dict[int, Order] = {}
+        self._orders = {}
         self._by_owner: dict[int, dict[int, Order]] = {}
         self._next_id = 1
 
@@ -335,9 +341,9 @@ class OrderBook:
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """``(bid_prices, bid_sizes, ask_prices, ask_sizes)``, ``(levels,)`` int64 each.
 
-        Best level first; missing levels are 0.
+        Best level first; levels a side lacks are 0; ``depth(0)`` gives four empty arrays.
         """
-        n = _as_int(levels, "levels", 1)
+        n = _as_int(levels, "levels", 0)
         out = np.zeros((4, n), dtype=np.int64)
         for row, half in ((0, self._bids), (2, self._asks)):
             prices = [half.sign * key for key in half.keys[: -n - 1 : -1]]
@@ -383,6 +389,12 @@ class OrderBook:
             f"OrderBook(time={float(self.time)!r}, best_bid={self.best_bid()}, "
             f"best_ask={self.best_ask()}, orders={len(self)})"
         )
+
+
+_NO_REFERENCE = (
+    "the flow needs a reference price, but the book is empty and its last_price is None; "
+    "call initialise(book, rng, mid=...) first, or set book.last_price to a price >= 1."
+)
 
 
 def _check_rate(value: Any, name: str, *, positive: bool) -> float:
@@ -457,14 +469,25 @@ class ZeroIntelligenceFlow:
 
         Afterwards neither side is empty, and ``book.time == until``. The expected number of
         orders, ``(2·limit_rate + 2·market_rate)·(until - book.time)``, must be at most
-        ``MAX_EXPECTED_EVENTS`` (10 million), else ``ValueError`` before any draw;
-        cancellations add at most one event per background order.
+        ``MAX_EXPECTED_EVENTS`` (10 million); cancellations add at most one event per
+        background order. ``ValueError``, before any draw, for an ``until`` that is not a
+        finite real number ``>= book.time``, an empty book without ``last_price`` (no reference
+        price to quote around) or an expectation above that bound.
         """
         if isinstance(until, (bool, np.bool_)) or not isinstance(until, numbers.Real):
-            raise ValueError(f"until must be a real number, got {until!r}.")
+            raise ValueError(
+                f"until must be a real number (the time to advance to), got {until!r}."
+            )
         end = float(until)
-        if not math.isfinite(end) or end < book.time:
-            raise ValueError(f"until must be finite and >= book.time={book.time}, got {until!r}.")
+        if not math.isfinite(end):
+            raise ValueError(f"until must be finite, got {until!r}.")
+        if end < book.time:
+            raise ValueError(
+                f"until={end} is earlier than book.time={book.time}; the flow only runs "
+                "forward, so pass an until >= book.time."
+            )
+        if book.last_price is None and not book._bids.keys and not book._asks.keys:
+            raise ValueError(_NO_REFERENCE)
         limit_rate = self.limit_rate
         limits = 2 * limit_rate
         buys = 2 * limit_rate + self.market_rate
@@ -523,7 +546,7 @@ class ZeroIntelligenceFlow:
                 best = book.best_ask()
                 ref = best - 1 if best is not None else book.last_price
         if ref is None:
-            raise ValueError("the book is empty and has no last_price to quote around.")
+            raise ValueError(_NO_REFERENCE)
         k = self._draw_offset(rng)
         price = max(ref - k, 1) if side > 0 else ref + k
         book._limit(side, price, self._draw_size(rng), BACKGROUND, fills)

@@ -57,9 +57,19 @@ _TOL = 16.0 * float(np.finfo(np.float64).eps)
 
 
 def _series(values: ArrayLike, name: str) -> Array:
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}.")
+    """``values`` as a 1-D, non-empty, finite float64 array, else ``ValueError`` naming ``name``.
+
+    Non-numeric input (strings, bools, None or other objects) is refused with ``ValueError``
+    too, so a caller catches a single exception type for any bad series.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D sequence of real numbers: {exc}") from exc
+    if arr.dtype.kind == "O":
+        arr = _object_reals(arr, name)
+    elif arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}.")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}.")
     if arr.size == 0:
@@ -70,6 +80,14 @@ def _series(values: ArrayLike, name: str) -> Array:
         index = int(np.flatnonzero(~finite)[0])
         raise ValueError(f"{name} must be finite, got {arr[index]} at index {index}.")
     return arr
+
+
+def _object_reals(arr: NDArray[Any], name: str) -> Array:
+    """An object array of real numbers (not bools) as float64, else ``ValueError``."""
+    for item in arr.flat:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real):
+            raise ValueError(f"{name} must hold real numbers, got {type(item).__name__} {item!r}.")
+    return arr.astype(np.float64)
 
 
 def _real(value: Any, name: str) -> float:
@@ -145,7 +163,8 @@ def equity_curve(returns: ArrayLike, initial: float = 1.0) -> Array:
 def returns_from_equity(equity: ArrayLike) -> Array:
     """Simple returns ``(n-1,)`` of an equity curve (at least 2 values, starting > 0).
 
-    Equity is taken as 0 from its first value ``<= 0`` on: that step returns -1, later ones 0.
+    A first value ``<= 0`` is a wipe-out: that step returns -1, and every later value must be
+    0 (``ValueError`` otherwise), each returning 0.
     """
     e = _series(equity, "equity")
     if e.size < 2:
@@ -155,6 +174,13 @@ def returns_from_equity(equity: ArrayLike) -> Array:
     out = np.zeros(e.size - 1)
     wiped = np.flatnonzero(e <= 0.0)
     end = int(wiped[0]) if wiped.size else e.size
+    after = e[end + 1 :]
+    if after.any():
+        index = end + 1 + int(np.flatnonzero(after)[0])
+        raise ValueError(
+            f"equity must stay 0 after a wipe-out: the value at index {end} is {e[end]}, "
+            f"but index {index} holds {e[index]}."
+        )
     out[: end - 1] = e[1:end] / e[: end - 1] - 1.0
     if wiped.size:
         out[end - 1] = -1.0

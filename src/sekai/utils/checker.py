@@ -70,7 +70,16 @@ def _flag_is_true(value: Any) -> bool:
 class _Group:
     message: str
     unit: str
+    error: bool
     count: int = 1
+
+
+class _SampleFailure(Exception):
+    """Action sampling failed inside a rollout; ``cause`` is what the sampler raised."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 class _Checker:
@@ -93,6 +102,7 @@ class _Checker:
         self.issues: list[str] = []
         self.groups: dict[tuple[str, str], _Group] = {}
         self.masked = supports_action_mask(env)
+        self.mask_failures: set[str] = set()
         self.observation_space: Space[Any]
         self.action_space: Space[Any]
 
@@ -104,11 +114,11 @@ class _Checker:
         if self.warn:
             self.issues.append(f"WARNING: {message}")
 
-    def note(self, kind: str, unit: str, message: str) -> None:
-        """Count a grouped warning; ``unit`` is ``"steps"`` or ``"resets"``."""
+    def note(self, kind: str, unit: str, message: str, *, error: bool = False) -> None:
+        """Count a grouped warning (an error if ``error``); ``unit``: ``"steps"``/``"resets"``."""
         group = self.groups.get((kind, unit))
         if group is None:
-            self.groups[kind, unit] = _Group(message, unit)
+            self.groups[kind, unit] = _Group(message, unit, error)
         else:
             group.count += 1
 
@@ -117,8 +127,21 @@ class _Checker:
             suffix = (
                 f" (seen at {group.count} {group.unit}; first shown)" if group.count > 1 else ""
             )
-            self.warning(group.message + suffix)
+            if group.error:
+                self.error(group.message + suffix)
+            else:
+                self.warning(group.message + suffix)
         self.groups.clear()
+
+    def mask_failure_is_new(self, exc: Exception) -> bool:
+        """Record a failure of masked sampling; False if the same one was reported already."""
+        if not self.masked:
+            return True
+        key = _describe(exc)
+        if key in self.mask_failures:
+            return False
+        self.mask_failures.add(key)
+        return True
 
     # pieces ---------------------------------------------------------------------------------
     def check_spaces(self) -> bool:
@@ -240,6 +263,7 @@ class _Checker:
             try:
                 action = self.sample(self.action_space)
             except Exception as exc:
+                self.mask_failure_is_new(exc)
                 self.error(f"{_MASKED_SAMPLE} right after reset() raised {_describe(exc)}")
                 return False
             if not self._contains(self.action_space, action):
@@ -256,15 +280,15 @@ class _Checker:
             try:
                 action = self.sample(self.action_space)
             except Exception as exc:
-                if self.masked:
+                if not self.masked:
+                    self.error(
+                        f"action_space.sample() raised {type(exc).__name__} at step {i}: {exc}"
+                    )
+                elif self.mask_failure_is_new(exc):
                     self.error(
                         f"{_MASKED_SAMPLE} raised {type(exc).__name__} at step {i}: {exc} "
                         "(action_mask() must return a valid mask with at least one allowed "
                         "action)"
-                    )
-                else:
-                    self.error(
-                        f"action_space.sample() raised {type(exc).__name__} at step {i}: {exc}"
                     )
                 break
             try:
@@ -320,6 +344,7 @@ class _Checker:
                 "reward-type",
                 "steps",
                 f"Reward from step() at step {i} has type {type(reward).__name__}; return a float.",
+                error=True,
             )
         elif math.isnan(reward):
             self.note("reward-nan", "steps", f"Reward from step() at step {i} is NaN.")
@@ -360,6 +385,10 @@ class _Checker:
     def check_determinism(self) -> None:
         try:
             first, second = self.seeded_rollout(), self.seeded_rollout()
+        except _SampleFailure as failure:
+            if self.mask_failure_is_new(failure.cause):
+                self.error(f"The determinism check's rollout raised {_describe(failure.cause)}")
+            return
         except Exception as exc:
             self.error(f"The determinism check's rollout raised {_describe(exc)}")
             return
@@ -376,7 +405,11 @@ class _Checker:
         result = self.env.reset(seed=_DETERMINISM_SEED)
         record = [copy.deepcopy(result.observation)]
         for _ in range(min(self.n_steps, _DETERMINISM_MAX_STEPS)):
-            step = self.env.step(self.sample(space))
+            try:
+                action = self.sample(space)
+            except Exception as exc:
+                raise _SampleFailure(exc) from exc
+            step = self.env.step(action)
             record.append(
                 copy.deepcopy((step.observation, step.reward, step.terminated, step.truncated))
             )
@@ -396,8 +429,9 @@ class _Checker:
         try:
             action = self.sample(self.action_space)
         except Exception as exc:
-            sampler = _MASKED_SAMPLE if self.masked else "action_space.sample()"
-            self.error(f"{sampler} after async_reset() raised {_describe(exc)}")
+            if self.mask_failure_is_new(exc):
+                sampler = _MASKED_SAMPLE if self.masked else "action_space.sample()"
+                self.error(f"{sampler} after async_reset() raised {_describe(exc)}")
             return
         try:
             step = await env.async_step(action)

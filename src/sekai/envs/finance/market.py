@@ -131,14 +131,35 @@ def _is_pandas(value: Any) -> bool:
     return module.startswith("pandas") and type(value).__name__ in ("Series", "DataFrame")
 
 
+def _undated_panel(prices: Any, *, ndim: int, window: int) -> MarketData:
+    """A pandas object without a ``DatetimeIndex`` as a ``MarketData`` numbered by row.
+
+    The values are validated like a raw array (``validate_prices``); the timestamps are the
+    row numbers ``0..T-1`` and the asset ids the column names (a Series' name).
+    """
+    try:
+        values = prices.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"prices must be numeric, got {type(prices).__name__}.") from exc
+    array = validate_prices(values, ndim=ndim, min_length=window)
+    if prices.ndim == 1:
+        assets: tuple[Any, ...] = ("asset_0" if prices.name is None else prices.name,)
+    elif array.ndim == 2 and array.shape[1] == prices.shape[1]:
+        assets = tuple(prices.columns.tolist())
+    else:  # a one-column frame squeezed to one asset
+        assets = (prices.columns[0],)
+    return MarketData(array, assets=assets)
+
+
 def load_history(
     prices: Any, data: Any, model: Any, *, ndim: int, window: int, complete: bool = True
 ) -> tuple[MarketData | None, History | None]:
     """Check the price sources; return ``(data attribute, history)`` (both None if simulated).
 
     At most one of ``prices`` (raw array or pandas), ``data`` (``MarketData``) and ``model``
-    (``MarketModel``). A pandas object with a ``DatetimeIndex`` becomes a dated
-    ``MarketData``; other raw input is validated by ``validate_prices``. ``complete=False``
+    (``MarketModel``). A pandas object becomes a ``MarketData``: dated with a
+    ``DatetimeIndex``, else numbered by row after the checks of ``validate_prices``; raw
+    arrays are validated by ``validate_prices`` and give no data attribute. ``complete=False``
     accepts a ``MarketData`` with missing (unlisted) prices.
     """
     sources = (("prices", prices), ("data", data), ("model", model))
@@ -155,7 +176,10 @@ def load_history(
         return None, None
     public: MarketData | None = data
     if prices is not None:
-        if _is_pandas(prices) and type(prices.index).__name__ == "DatetimeIndex":
+        if not _is_pandas(prices):
+            panel = MarketData(validate_prices(prices, ndim=ndim, min_length=window))
+            return None, History(panel, window)
+        if type(prices.index).__name__ == "DatetimeIndex":
             if prices.index.tz is not None:
                 raise ValueError(
                     "the price index is timezone-aware; convert it first "
@@ -163,9 +187,7 @@ def load_history(
                 )
             public = MarketData.from_pandas(prices)
         else:
-            raw = prices.to_numpy() if _is_pandas(prices) else prices
-            panel = MarketData(validate_prices(raw, ndim=ndim, min_length=window))
-            return None, History(panel, window)
+            public = _undated_panel(prices, ndim=ndim, window=window)
     assert public is not None
     if len(public) < window:
         raise ValueError(
