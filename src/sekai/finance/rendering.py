@@ -18,6 +18,7 @@ from sekai.rendering.charts import (
     Box,
     LegendItem,
     Plot,
+    Ticks,
     decimals_for,
     format_number,
     nice_step,
@@ -96,7 +97,7 @@ def _held(xs: _Floats, ys: _Floats) -> tuple[_Floats, _Floats]:
     return np.repeat(xs, 2)[1:-1], np.repeat(ys[1:], 2)
 
 
-def _tag_text(value: float, ticks: Sequence[float]) -> str:
+def _tag_text(value: float, ticks: Ticks) -> str:
     """``value`` with one decimal more than the tick labels."""
     step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
     return format_number(value, min(decimals_for(step) + 1, 6))

@@ -152,18 +152,20 @@ def nice_step(span: float, count: int = 4, *, integer: bool = False) -> float:
     return _value(*_step_parts(span, count, integer))
 
 
-def nice_ticks(low: float, high: float, count: int = 4, *, integer: bool = False) -> list[float]:
+def nice_ticks(
+    low: float, high: float, count: int = 4, *, integer: bool = False
+) -> NDArray[np.float64]:
     """Multiples of the nice step inside ``[low, high]``, refined until there are two or more.
 
-    Empty for non-finite bounds (or a span beyond the float range); ``[low]`` when
-    ``high <= low``.
+    A new float64 array, ascending: empty for non-finite bounds (or a span beyond the float
+    range); ``[low]`` when ``high <= low``.
     """
     if not (math.isfinite(low) and math.isfinite(high)):
-        return []
+        return np.empty(0, dtype=np.float64)
     if high <= low:
-        return [float(low)]
+        return np.array([low], dtype=np.float64)
     if not math.isfinite(high - low):
-        return []
+        return np.empty(0, dtype=np.float64)
     ticks: list[float] = []
     for factor in (1, 2, 4, 8):
         mantissa, exponent = _step_parts(high - low, count * factor, integer)
@@ -174,7 +176,7 @@ def nice_ticks(low: float, high: float, count: int = 4, *, integer: bool = False
         ticks = sorted({tick for tick in candidates if low <= tick <= high})
         if len(ticks) >= 2:
             break
-    return ticks
+    return np.array(ticks, dtype=np.float64)
 
 
 def decimals_for(step: float) -> int:
@@ -297,6 +299,8 @@ def tick_count(height: float, scale: float) -> int:
 
 _Floats = NDArray[np.float64]
 LegendItem: TypeAlias = tuple[str, Color, Swatch]
+Ticks: TypeAlias = Sequence[float] | NDArray[np.float64]
+"""Tick values: a sequence of floats or a float array such as ``nice_ticks`` returns."""
 
 # Distances in pixels at scale 1.
 _GUTTER_GAP = 6.0
@@ -376,7 +380,7 @@ class Plot:
 
     def grid(
         self,
-        ticks: Sequence[float],
+        ticks: Ticks,
         labels: Sequence[str] | None = None,
         *,
         size: float = 10,
@@ -410,7 +414,7 @@ class Plot:
                 valign="middle",
             )
 
-    def x_ticks(self, ticks: Sequence[float], labels: Sequence[str], *, size: float = 10) -> None:
+    def x_ticks(self, ticks: Ticks, labels: Sequence[str], *, size: float = 10) -> None:
         """Short tick marks on the bottom edge and labels centred under them.
 
         Ticks outside the box are skipped, and so is a label that would overlap the previous one.

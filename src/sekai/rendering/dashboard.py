@@ -24,6 +24,7 @@ from sekai.rendering.charts import (
     LegendItem,
     Plot,
     Swatch,
+    Ticks,
     decimals_for,
     format_number,
     legend,
@@ -599,7 +600,7 @@ class LineChart(Panel):
         if self.tag and last is not None:
             plot.tag(last, self._tag_text(last, ticks, integer), colors[0])
 
-    def _tag_text(self, value: float, ticks: Sequence[float], integer: bool) -> str:
+    def _tag_text(self, value: float, ticks: Ticks, integer: bool) -> str:
         """``value`` with one decimal more than the tick labels (none for integer data)."""
         decimals = 0
         if not integer:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._types import SeedType
+from sekai._types import ActType, ObsType, SeedType
 from sekai.core.rng import SeededRNG
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces.box import Box
@@ -423,12 +423,13 @@ for _name in (
     setattr(LazyInfos, _name, _filling(_name))
 
 
-class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
+class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
     """Base class of vector envs that advance all sub-envs with array operations.
 
     Subclasses implement ``_reset_envs``, ``_observe`` and ``_step`` (and optionally
     ``_reset_infos``); this class does seeding, options, autoreset or freezing, the time
     limit, info splitting, batched spaces and closing. All randomness comes from ``self.rng``.
+    Generic like ``VecEnv``: ``NativeVecEnv[ObsType, ActType]``.
     """
 
     def __init__(
@@ -477,11 +478,11 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
         """(Re)initialise the sub-envs in ``indices``, with one options value per index."""
 
     @abc.abstractmethod
-    def _observe(self) -> Any:
+    def _observe(self) -> ObsType:
         """A new batch with the observation of every sub-env."""
 
     @abc.abstractmethod
-    def _step(self, actions: Any) -> tuple[Any, Any, Any, Mapping[str, Any]]:
+    def _step(self, actions: ActType) -> tuple[Any, Any, Any, Mapping[str, Any]]:
         """Advance every sub-env: ``(rewards, terminated, truncated, info_arrays)``."""
 
     def _reset_infos(self, indices: NDArray[np.intp]) -> Mapping[str, Any]:
@@ -520,7 +521,7 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
-    ) -> VecResetResult[Any]:
+    ) -> VecResetResult[ObsType]:
         """Seed ``rng``, reset every sub-env and unfreeze them all."""
         self._check_open()
         opts = resolve_options(options, self.num_envs)
@@ -552,7 +553,7 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
         self._last_actions = np.array(actions)
         return actions
 
-    def step(self, actions: Any) -> VecStepResult[Any]:
+    def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Advance every sub-env; reset (or freeze) the ones whose episode ended."""
         if self.closed:
             raise VecEnvClosed()
@@ -592,7 +593,7 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
         terminated: NDArray[np.bool_],
         truncated: NDArray[np.bool_],
         arrays: dict[str, NDArray[Any]],
-    ) -> VecStepResult[Any]:
+    ) -> VecStepResult[ObsType]:
         n = self.num_envs
         done = np.flatnonzero(terminated | truncated)
         if not len(done):
@@ -612,7 +613,7 @@ class NativeVecEnv(SeededRNG, VecEnv[Any, Any]):
         terminated: NDArray[np.bool_],
         truncated: NDArray[np.bool_],
         arrays: dict[str, NDArray[Any]],
-    ) -> VecStepResult[Any]:
+    ) -> VecStepResult[ObsType]:
         space = self.observation_space
         frozen = self._frozen
         empty = None

@@ -225,7 +225,9 @@ class VecEnv(abc.ABC, Generic[ObsType, ActType]):
     """``num_envs`` copies of an environment stepped as one batch.
 
     ``observation_space`` and ``action_space`` are the single-env spaces; the batched ones are
-    ``batch_observation_space`` and ``batch_action_space``.
+    ``batch_observation_space`` and ``batch_action_space``. The type parameters are the batch
+    types: ``ObsType`` of the observations ``reset()`` and ``step()`` return, ``ActType`` of
+    the actions ``step()`` takes.
     """
 
     num_envs: int
@@ -243,7 +245,7 @@ class VecEnv(abc.ABC, Generic[ObsType, ActType]):
         install_async_fallbacks(cls)
 
     @abc.abstractmethod
-    def step(self, actions: Any) -> VecStepResult[ObsType]:
+    def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Step every sub-env with its action from the batch ``actions``."""
 
     @abc.abstractmethod
@@ -256,7 +258,7 @@ class VecEnv(abc.ABC, Generic[ObsType, ActType]):
     def close(self) -> None:
         """Close every sub-env; idempotent."""
 
-    async def async_step(self, actions: Any) -> VecStepResult[ObsType]:
+    async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Async ``step``; runs the sync method unless overridden."""
         return self.step(actions)
 

@@ -26,7 +26,8 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     """Wraps a ``VecEnv``; delegates everything it does not change.
 
     ``num_envs`` and ``autoreset`` are copied from ``venv``; the spaces (single-env) delegate
-    unless this layer sets its own; ``spec`` and ``closed`` read and write ``venv``'s.
+    unless this layer sets its own; ``spec`` and ``closed`` read and write ``venv``'s. Type
+    parameters as ``Wrapper``'s: this layer's batch types, then ``venv``'s.
     """
 
     def __init__(self, venv: VecEnv[ObsType, ActType]) -> None:
@@ -85,9 +86,9 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         return self.venv.unwrapped
 
     # delegation -----------------------------------------------------------------------------
-    def step(self, actions: Any) -> VecStepResult[WObsType]:
+    def step(self, actions: WActType) -> VecStepResult[WObsType]:
         """Step ``venv``."""
-        return self.venv.step(actions)  # type: ignore[return-value]
+        return self.venv.step(actions)  # type: ignore[arg-type,return-value]
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -95,9 +96,9 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         """Reset ``venv``."""
         return self.venv.reset(seed=seed, options=options)  # type: ignore[return-value]
 
-    async def async_step(self, actions: Any) -> VecStepResult[WObsType]:
+    async def async_step(self, actions: WActType) -> VecStepResult[WObsType]:
         """Step ``venv`` through its async path."""
-        return await self.venv.async_step(actions)  # type: ignore[return-value]
+        return await self.venv.async_step(actions)  # type: ignore[arg-type,return-value]
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -196,10 +197,10 @@ class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
             return
         infos._map_final_observations(self.final_observation)
 
-    def _wrap_reset(self, result: VecResetResult[Any]) -> VecResetResult[WObsType]:
+    def _wrap_reset(self, result: VecResetResult[ObsType]) -> VecResetResult[WObsType]:
         return VecResetResult(self.observation(result.observations), result.infos)
 
-    def _wrap_step(self, result: VecStepResult[Any]) -> VecStepResult[WObsType]:
+    def _wrap_step(self, result: VecStepResult[ObsType]) -> VecStepResult[WObsType]:
         observations = self.observation(result.observations)
         infos = result.infos
         if isinstance(infos, LazyInfos):

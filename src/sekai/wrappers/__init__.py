@@ -1,4 +1,9 @@
-"""Ready-made wrappers."""
+"""Ready-made wrappers.
+
+Each is defined in a grouped module (``common``, ``action``, ``observation``, ``reward``,
+``normalization``); the ones gymnasium has are also importable from gymnasium's module paths,
+such as ``sekai.wrappers.time_limit`` or ``sekai.wrappers.transform_observation``.
+"""
 
 from sekai.wrappers.action import (
     ActionRepeat,

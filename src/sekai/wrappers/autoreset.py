@@ -1,0 +1,5 @@
+"""gymnasium's ``wrappers.autoreset`` module path to ``AutoReset``."""
+
+from sekai.wrappers.common import AutoReset
+
+__all__ = ["AutoReset"]
