@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import multiprocessing
 import numbers
 import os
 import pickle
-import signal
 import sys
 import time
-import traceback
 import warnings
 from collections.abc import Callable, Iterable
 from multiprocessing import resource_tracker
@@ -24,21 +21,14 @@ import cloudpickle
 import numpy as np
 
 from sekai._types import SeedType
-from sekai.core.result import StepResult
 from sekai.error import VecEnvWorkerError
 from sekai.spaces import Dict, Space, Tuple
 from sekai.spaces.utils import iterate
+from sekai.vector._proc_worker import PROTOCOL, dumps, frame, worker_main
 from sekai.vector._shared_memory import SharedObservations, supports_shared_memory
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     VecEnv,
-    build_envs,
-    env_call,
-    env_get_attr,
-    env_set_attr,
-    frozen_step,
-    merge_autoreset,
-    needs_autoreset,
     per_env_values,
     resolve_options,
     resolve_seeds,
@@ -47,7 +37,6 @@ from sekai.vector.vec_env import (
 
 __all__ = ["ProcVecEnv"]
 
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _DIED = "worker process exited unexpectedly"
 _GRACE = 1.0
 """Seconds ``close()`` gives terminated workers, all together, before killing them."""
@@ -69,210 +58,15 @@ worker closes its copies, so that the death of this process ends every worker's 
 _ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
 """``iterate`` implementations that split an ndarray batch along its first axis."""
 
-# Every message is an 8-byte sequence number followed by a pickle. To a worker the pickle is
-# ``(command, payload)``; the worker answers every message, in order, with the same number and
-# ``(ok, data)``: ``data`` is the command's result when ``ok``, else ``(rank, exc_type,
-# message, traceback)`` of the sub-env that failed. A worker first sends, unasked, the reply to
-# its construction (number 0): the spaces of sub-env 0 from worker 0, None from the others.
-# The parent numbers its commands in sequence and matches replies by number (see _await).
-
-
-def _frame(seq: int, body: bytes) -> bytes:
-    """A message: ``seq`` in 8 bytes, then ``body``."""
-    return seq.to_bytes(8, "little") + body
-
-
-def _dumps(obj: Any) -> bytes:
-    """Pickle ``obj``, falling back on cloudpickle for lambdas and local classes."""
-    try:
-        return pickle.dumps(obj, _PROTOCOL)
-    except Exception:
-        return cloudpickle.dumps(obj, _PROTOCOL)
-
-
-class _Worker:
-    """The sub-envs of one worker process and the commands it serves."""
-
-    def __init__(self, conn: Connection, first: int, autoreset: bool) -> None:
-        self.conn = conn
-        self.first = first
-        self.autoreset = autoreset
-        self.envs: list[Any] = []
-        self.frozen: list[StepResult[Any] | None] = []
-        self.shm: SharedObservations | None = None
-        self.current = 0  # position in the group of the sub-env being handled
-
-    def serve(self, payload: bytes) -> None:
-        """Build the sub-envs, report, then answer commands until ``close`` or EOF."""
-        try:
-            fns = pickle.loads(payload)
-            builders = [functools.partial(self._build, fn) for fn in fns]
-            self.current = -1
-            self.envs = build_envs(builders, self.first)
-        except Exception as exc:
-            self._fail(0, exc)
-        else:
-            env = self.envs[0]
-            self._reply(0, (env.observation_space, env.action_space) if self.first == 0 else None)
-        self.frozen = [None] * len(self.envs)
-        while True:
-            try:
-                message = self.conn.recv_bytes()
-            except (EOFError, OSError):
-                break
-            seq = int.from_bytes(message[:8], "little")
-            self.current = 0
-            command = None
-            try:
-                command, data = pickle.loads(memoryview(message)[8:])
-                result = getattr(self, command)(seq, data)
-            except Exception as exc:
-                self._fail(seq, exc)
-            else:
-                self._reply(seq, result)
-            if command == "close":
-                break
-        if self.shm is not None:
-            self.shm.close()
-
-    def _build(self, fn: Callable[[], Any]) -> Any:
-        self.current += 1
-        return fn()
-
-    def _each(self, fn: Callable[..., Any], *columns: Iterable[Any]) -> list[Any]:
-        """``fn(env, *items)`` for every sub-env, even after one raised; then raise the first
-        error (``current`` names its sub-env)."""
-        results = []
-        failure: tuple[int, Exception] | None = None
-        for j, items in enumerate(zip(self.envs, *columns, strict=True)):
-            self.current = j
-            try:
-                results.append(fn(j, *items))
-            except Exception as exc:
-                if failure is None:
-                    failure = (j, exc)
-        if failure is not None:
-            self.current = failure[0]
-            raise failure[1]
-        return results
-
-    def _reply(self, seq: int, data: Any) -> None:
-        try:
-            message = _frame(seq, _dumps((True, data)))
-        except Exception as exc:  # blame the first sub-env whose part cannot be pickled
-            rows = data if isinstance(data, list) else [data]
-            self.current = next((j for j, row in enumerate(rows) if not _picklable(row)), 0)
-            self._fail(seq, exc)
-        else:
-            self.conn.send_bytes(message)
-
-    def _fail(self, seq: int, exc: Exception) -> None:
-        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        error = (self.first + self.current, type(exc).__name__, _describe(exc), trace)
-        self.conn.send_bytes(_frame(seq, pickle.dumps((False, error), _PROTOCOL)))
-
-    def _row(self, j: int, obs: Any, *rest: Any) -> tuple[Any, ...]:
-        """One sub-env's reply row; the observation goes to shared memory when in use."""
-        if self.shm is None:
-            return (obs, *rest)
-        self.shm.write(self.first + j, obs)
-        return rest
-
-    def attach(self, seq: int, data: tuple[str, Space[Any], int]) -> None:
-        """Attach to the parent's shared-memory block: ``(name, space, num_envs)``."""
-        name, space, num_envs = data
-        self.shm = SharedObservations(space, num_envs, name)
-
-    def step(self, seq: int, actions: Iterable[Any]) -> list[tuple[Any, ...]]:
-        """Step each sub-env, resetting or freezing it when its episode ends."""
-        return self._each(self._step_one, actions)
-
-    def _step_one(self, j: int, env: Any, action: Any) -> tuple[Any, ...]:
-        final = self.frozen[j]
-        if final is not None:
-            result = frozen_step(final)
-        else:
-            result = env.step(action)
-            if needs_autoreset(result):
-                if self.autoreset:
-                    result = merge_autoreset(result, env.reset())
-                else:
-                    self.frozen[j] = result
-        return self._row(
-            j, result.observation, result.reward, result.terminated, result.truncated, result.info
-        )
-
-    def reset(self, seq: int, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
-        """Reset each sub-env with its ``(seed, options)``; unfreeze them all."""
-        self.frozen = [None] * len(self.envs)
-        return self._each(self._reset_one, requests)
-
-    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any]) -> tuple[Any, ...]:
-        result = env.reset(seed=request[0], options=request[1])
-        return self._row(j, result.observation, result.info)
-
-    def get_attr(self, seq: int, name: str) -> list[Any]:
-        """Attribute ``name`` of each sub-env."""
-        return self._each(lambda j, env: env_get_attr(env, name))
-
-    def set_attr(self, seq: int, data: tuple[str, list[Any]]) -> None:
-        """Set attribute ``name`` of each sub-env to its value: ``(name, values)``."""
-        name, values = data
-        self._each(lambda j, env, value: env_set_attr(env, name, value), values)
-
-    def call(self, seq: int, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
-        """Call method ``name`` of each sub-env: ``(name, args, kwargs)``."""
-        name, args, kwargs = data
-        return self._each(lambda j, env: env_call(env, name, args, kwargs))
-
-    def close(self, seq: int, data: None) -> None:
-        """Close every sub-env, announcing each first (so that the parent can name one that
-        hangs); then raise the first error (``current`` names its sub-env)."""
-
-        def close_one(j: int, env: Any) -> None:
-            self.conn.send_bytes(_frame(seq, pickle.dumps((None, self.first + j), _PROTOCOL)))
-            env.close()
-
-        self._each(close_one)
-
-
-def _describe(exc: BaseException) -> str:
-    """``str(exc)``, or a note saying that it raised."""
-    try:
-        return str(exc)
-    except Exception as inner:
-        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
-
-
-def _picklable(obj: Any) -> bool:
-    """Whether ``_dumps`` can pickle ``obj``."""
-    try:
-        _dumps(obj)
-    except Exception:
-        return False
-    return True
-
 
 def _pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
     """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
     try:
-        return cloudpickle.dumps(fns, _PROTOCOL)
+        return cloudpickle.dumps(fns, PROTOCOL)
     except TypeError:
         raise
     except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
         raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
-
-
-def _worker_main(
-    conn: Connection, payload: bytes, first: int, autoreset: bool, inherited: tuple[int, ...]
-) -> None:
-    """Entry point of a worker process: ``payload`` pickles the factories of its sub-envs;
-    ``inherited`` lists the parent's pipe ends that a forked worker holds copies of."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for fd in inherited:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _Worker(conn, first, autoreset).serve(payload)
 
 
 def _check_num_workers(num_workers: Any) -> int | None:
@@ -374,7 +168,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
         _PARENT_ENDS.add(parent_conn.fileno())
         inherited = tuple(_PARENT_ENDS) if ctx.get_start_method() == "fork" else ()
         process = ctx.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child_conn, payload, self._groups[k][0], self.autoreset, inherited),
             name=f"sekai-ProcVecEnv-worker-{k}",
             daemon=True,
@@ -470,9 +264,9 @@ class ProcVecEnv(VecEnv[Any, Any]):
         seq = self._seq
         try:
             if len(payloads) == 1:
-                messages = [_frame(seq, _dumps((command, payloads[0])))] * self.num_workers
+                messages = [frame(seq, dumps((command, payloads[0])))] * self.num_workers
             else:
-                messages = [_frame(seq, _dumps((command, payload))) for payload in payloads]
+                messages = [frame(seq, dumps((command, payload))) for payload in payloads]
         except TypeError:
             raise
         except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
@@ -569,7 +363,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
         deadline = None if math.isinf(limit) else time.monotonic() + limit
         self._seq += 1
         seq = self._seq
-        message = _frame(seq, pickle.dumps(("close", None), _PROTOCOL))
+        message = frame(seq, pickle.dumps(("close", None), PROTOCOL))
         known_dead = set(self._dead)
         asked = []
         for w, conn in enumerate(self._conns):
