@@ -36,7 +36,8 @@ PROTOCOL = pickle.HIGHEST_PROTOCOL
 # ``(ok, data)``: ``data`` is the command's result when ``ok``, else ``(rank, exc_type,
 # message, traceback)`` of the sub-env that failed. A worker first sends, unasked, the reply to
 # its construction (number 0): the spaces of sub-env 0 from worker 0, None from the others.
-# The parent numbers its commands in sequence and matches replies by number (see ``ProcVecEnv._await``).
+# The parent numbers its commands in sequence and matches replies by number
+# (see ``ProcVecEnv._await``).
 
 
 def frame(seq: int, body: bytes) -> bytes:
