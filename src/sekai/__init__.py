@@ -44,6 +44,7 @@ from sekai.registry import (
     register_namespace,
     spec,
 )
+from sekai.registry import renderer_for as renderer_for
 from sekai.spaces import (
     Box,
     Dict,
@@ -56,15 +57,15 @@ from sekai.spaces import (
     Tuple,
 )
 from sekai.spaces import utils as space_utils
+from sekai.spaces.masking import get_action_mask
 from sekai.stats import EpisodeStats, InMemoryTracker, LoggingTracker, StatsTracker
+from sekai.testing import check_env
 from sekai.utils import (
     ExponentialMovingStats,
     RunningMeanStd,
-    get_action_mask,
     make_seed_sequence,
     np_random,
 )
-from sekai.utils.checker import check_env
 from sekai.vector import (
     AsyncVecEnv,
     NativeVecEnv,

@@ -17,7 +17,7 @@ import sekai.compat
 from sekai.compat import from_gymnasium, to_gymnasium
 from sekai.core import Env, ResetResult, StepResult, Wrapper
 from sekai.spaces import Box, Dict, Discrete, MultiDiscrete
-from sekai.utils.checker import _equal
+from sekai.testing import assert_trees_equal
 from sekai.wrappers import TimeLimit
 
 pytest.importorskip("gymnasium")
@@ -132,8 +132,8 @@ def test_seeded_reset_matches_sekai(env_id: str) -> None:
         bridged = to_gymnasium(sekai.make(env_id))
         obs, info = bridged.reset(seed=seed)
         expected = sekai.make(env_id).reset(seed=seed)
-        assert _equal(obs, expected.observation)
-        assert _equal(info, expected.info)
+        assert_trees_equal(obs, expected.observation)
+        assert_trees_equal(info, expected.info)
         assert bridged.np_random_seed == seed
 
 

@@ -1,159 +1,16 @@
 """Every registered environment behaves the same on every vector backend.
 
 Each case runs ``sekai.testing.check_vector_backends`` for one backend against ``sync`` (the
-reference) in one autoreset mode. Episodes are cut to a few steps so that every rollout
-crosses autoresets (or frozen sub-envs) whatever the env's own episode length.
+reference) in one autoreset mode, with episodes cut to 5 steps so that every rollout crosses
+autoresets (or frozen sub-envs) whatever the env's own episode length; see
+``sekai.testing.conformance_tests``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pytest
-
 import sekai
-from sekai.testing import VECTOR_BACKENDS, check_vector_backends
-from sekai.vector import NativeVecEnv
+from sekai.testing import conformance_tests
 
 ENV_IDS = [spec.id for spec in sekai.all_specs()]
-CASES = [
-    pytest.param(env_id, backend, id=f"{env_id}-{backend}")
-    for env_id in ENV_IDS
-    for backend in VECTOR_BACKENDS
-    if backend != "native" or sekai.spec(env_id).vector_entry_point is not None
-]
-CHECK: dict[str, Any] = {
-    "num_envs": 3,
-    "seed": 7,
-    "n_steps": 12,
-    "env_kwargs": {"max_episode_steps": 5},
-}
-PROC_KWARGS = {"proc": {"num_workers": 2}, "proc_no_shm": {}}
-"""``proc`` runs two workers (sub-envs 0-1 share one); ``proc_no_shm`` one per sub-env."""
 
-
-@pytest.mark.parametrize("autoreset", [True, False], ids=["autoreset", "no_autoreset"])
-@pytest.mark.parametrize(("env_id", "backend"), CASES)
-def test_backend_matches_sync(env_id: str, backend: str, autoreset: bool) -> None:
-    backends = ("sync",) if backend == "sync" else ("sync", backend)
-    problems = check_vector_backends(
-        env_id,
-        backends=backends,
-        autoreset=autoreset,
-        proc_kwargs=PROC_KWARGS.get(backend),
-        **CHECK,
-    )
-    assert problems == []
-
-
-# -- the checker itself -------------------------------------------------------------------------
-
-
-class Walk(sekai.Env):
-    """A random walk; ``bias`` shifts its rewards (to make backends disagree)."""
-
-    bias = 0.0
-
-    def __init__(self) -> None:
-        self.observation_space = sekai.Box(-100.0, 100.0, shape=(1,))
-        self.action_space = sekai.Discrete(2)
-
-    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
-        self._set_rng(seed)
-        self.x = 0.0
-        return sekai.ResetResult(np.array([self.x], np.float32), {"x": self.x})
-
-    def step(self, action: Any) -> Any:
-        self.x += float(self.rng.normal()) + int(action)
-        obs = np.array([self.x], np.float32)
-        return sekai.StepResult(obs, self.x + self.bias, abs(self.x) > 3, False, {"x": self.x})
-
-
-class Biased(Walk):
-    bias = 1.0
-
-
-class WalkVecEnv(NativeVecEnv):
-    """Native Walk; ``broken`` keeps reporting rewards for frozen sub-envs."""
-
-    broken = False
-
-    def __init__(self, num_envs: int, *, autoreset: bool = True) -> None:
-        super().__init__(
-            num_envs, sekai.Box(-100.0, 100.0, shape=(1,)), sekai.Discrete(2), autoreset=autoreset
-        )
-        self.x = np.zeros(num_envs)
-
-    def _reset_envs(self, indices: Any, options: Any) -> None:
-        self.x[indices] = 0.0
-
-    def _reset_infos(self, indices: Any) -> Any:
-        return {"x": self.x[indices].copy()}
-
-    def _observe(self) -> Any:
-        return self.x[:, None].astype(np.float32)
-
-    def _step(self, actions: Any) -> Any:
-        self.x += self.rng.normal(size=self.num_envs) + np.asarray(actions)
-        done = np.abs(self.x) > 3
-        return self.x.copy(), done, np.zeros(self.num_envs, bool), {"x": self.x.copy()}
-
-
-class LeakyWalkVecEnv(WalkVecEnv):
-    """Breaks the freezing contract: frozen sub-envs keep their info."""
-
-    def step(self, actions: Any) -> Any:
-        result = super().step(actions)
-        infos = [dict(info) or {"x": 0.0} for info in result.infos]
-        return type(result)(
-            result.observations, result.rewards, result.terminated, result.truncated, infos
-        )
-
-
-class BadInfoVecEnv(WalkVecEnv):
-    def _step(self, actions: Any) -> Any:
-        rewards, done, truncated, info = super()._step(actions)
-        return rewards, done, truncated, {"y": info["x"]}
-
-
-def test_checker_accepts_a_conforming_factory_and_native_class() -> None:
-    assert check_vector_backends(Walk, native=WalkVecEnv, proc_kwargs={"num_workers": 1}) == []
-
-
-def test_checker_reports_value_differences_between_backends() -> None:
-    calls = iter([Walk, Walk, Walk, Walk, Biased, Walk])  # sync's three, then async's
-
-    def factory() -> sekai.Env:
-        return next(calls)()
-
-    problems = check_vector_backends(factory, backends=("sync", "async"), autoreset=True)
-    assert len(problems) == 1
-    assert problems[0].startswith("[sync vs async, autoreset=True] step #1.1: rewards: ")
-
-
-def test_checker_compares_native_structure_and_contract() -> None:
-    problems = check_vector_backends(
-        Walk, native=BadInfoVecEnv, backends=("sync", "native"), autoreset=True
-    )
-    assert len(problems) == 1
-    assert problems[0].startswith("[sync vs native (structure), autoreset=True] ")
-    assert "keys ['x'] vs ['y']" in problems[0]
-    problems = check_vector_backends(
-        Walk, native=LeakyWalkVecEnv, backends=("native",), autoreset=False
-    )
-    assert len(problems) == 1 and "frozen sub-env" in problems[0]
-
-
-def test_checker_reports_exceptions_and_rejects_bad_arguments() -> None:
-    def broken() -> sekai.Env:
-        raise RuntimeError("cannot build")
-
-    problems = check_vector_backends(broken, backends=("sync",), autoreset=False)
-    assert problems == ["[sync, autoreset=False] raised RuntimeError: cannot build"]
-    with pytest.raises(ValueError, match="unknown backends"):
-        check_vector_backends(Walk, backends=("gpu",))
-    with pytest.raises(ValueError, match="native"):
-        check_vector_backends(Walk, backends=("native",))
-    with pytest.raises(ValueError, match="native"):
-        check_vector_backends("CartPole-v1", backends=("native",))
+test_backend_matches_sync = conformance_tests(ENV_IDS, checks=("vector_backends",))

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None,
-    reason="mkdocs is not installed (pip install 'sekai[docs]')",
+    any(importlib.util.find_spec(name) is None for name in ("mkdocs", "mkdocstrings")),
+    reason="mkdocs or mkdocstrings is not installed (pip install 'sekai[docs]')",
 )
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     proc = subprocess.run(

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sekai
-from sekai.envs.finance._common import EPISODE_ENDED
+from sekai.envs.finance._checks import EPISODE_ENDED
 from sekai.envs.finance.lob_env import (
     BUY,
     HOLD,
@@ -126,9 +126,11 @@ def test_n_steps(session_length: float, decision_interval: float, n_steps: int) 
     ],
 )
 def test_invalid_parameters_name_themselves(name: str, value: Any) -> None:
-    with pytest.raises(ValueError, match=name):
+    # the wrong kind (a bool, a string, None) is a TypeError; a wrong value a ValueError
+    error = TypeError if isinstance(value, (bool, str, type(None))) else ValueError
+    with pytest.raises(error, match=name):
         LimitOrderBookEnv(**{name: value})
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(error, match=name):
         LimitOrderBookMarket(
             **{"decision_intervals" if name == "decision_interval" else name: value}
         )

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sekai.envs.finance._common import EPISODE_ENDED
+from sekai.envs.finance._checks import EPISODE_ENDED
 from sekai.envs.finance.market import default_market
 from sekai.envs.finance.market_env import MarketEnv
 from sekai.error import InvalidAction, ResetRequired

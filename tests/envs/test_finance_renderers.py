@@ -1,4 +1,4 @@
-"""Tests for sekai.envs.finance.rendering: the finance environments' dashboards."""
+"""Tests for the finance environments' dashboards (the ``viewer`` of each env package)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from PIL import Image
 
 import sekai
 import sekai.envs.finance as fin
-from sekai.envs.finance.rendering import _chosen_position, _model_name
+from sekai.envs.finance.dashboard import model_name as _model_name
+from sekai.envs.finance.trading.viewer import _chosen_position
 from sekai.error import ResetRequired
 from sekai.finance import (
     GARCH,

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from sekai.envs.finance import MarketMakingEnv, OptimalExecutionEnv
-from sekai.envs.finance.vector import MarketMakingVecEnv, OptimalExecutionVecEnv, _Param
+from sekai.envs.finance.vector import MarketMakingVecEnv, OptimalExecutionVecEnv
 from sekai.error import InvalidAction, ResetRequired
-from sekai.vector import SyncVecEnv
+from sekai.vector import Param, SyncVecEnv
 from sekai.vector.native import NativeVecEnv
 
 MM_PARAMS = [
@@ -66,7 +66,7 @@ def test_template_spaces_and_repr(vec_cls: Any, env_cls: Any, params: list[str])
         assert getattr(vec, name) == getattr(vec.template, name)
     assert vec.get_attr("metadata") == [env_cls.metadata] * 3
     assert vec_cls.metadata == env_cls.metadata and vec.metadata is env_cls.metadata
-    assert all(isinstance(vec_cls.__dict__[name], _Param) for name in params)
+    assert all(isinstance(vec_cls.__dict__[name], Param) for name in params)
 
 
 @pytest.mark.parametrize(

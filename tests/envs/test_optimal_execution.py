@@ -11,7 +11,7 @@ import pytest
 
 from sekai import check_env
 from sekai.envs.finance import OptimalExecutionEnv
-from sekai.envs.finance._common import EPISODE_ENDED
+from sekai.envs.finance._checks import EPISODE_ENDED
 from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box
 
@@ -61,7 +61,9 @@ def test_defaults_and_stored_parameters() -> None:
     ],
 )
 def test_invalid_parameter_names_it(name: str, value: Any) -> None:
-    with pytest.raises(ValueError, match=name):
+    # the wrong kind (a bool, a string, None) is a TypeError; a wrong value a ValueError
+    error = TypeError if isinstance(value, (bool, str, type(None))) else ValueError
+    with pytest.raises(error, match=name):
         OptimalExecutionEnv(**{name: value})
 
 

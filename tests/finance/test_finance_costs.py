@@ -177,16 +177,16 @@ def test_composite_fallbacks():
         (lambda: SpreadCost(-0.001), ValueError),
         (lambda: SpreadCost(0.001, fallback_spread=0.002), ValueError),
         (lambda: SpreadCost(fallback_spread=-1.0), ValueError),
-        (lambda: SpreadCost(fallback_spread=[0.1]), TypeError),
+        (lambda: SpreadCost(fallback_spread=[0.1]), ValueError),
         (lambda: FixedCost(-1.0), ValueError),
-        (lambda: FixedCost(np.array([1.0])), TypeError),
+        (lambda: FixedCost(np.array([1.0])), ValueError),
         (lambda: FixedCost(1.0, threshold=-1e-6), ValueError),
-        (lambda: FixedCost(1.0, threshold=[0.1]), TypeError),
+        (lambda: FixedCost(1.0, threshold=[0.1]), ValueError),
         (lambda: SquareRootImpact(-0.5), ValueError),
-        (lambda: SquareRootImpact([0.5]), TypeError),
+        (lambda: SquareRootImpact([0.5]), ValueError),
         (lambda: SquareRootImpact(np.nan), ValueError),
         (lambda: SquareRootImpact(fallback_volatility=np.inf), ValueError),
-        (lambda: SquareRootImpact(fallback_volatility=(0.1,)), TypeError),
+        (lambda: SquareRootImpact(fallback_volatility=(0.1,)), ValueError),
     ],
 )
 def test_parameter_errors(factory, error):
@@ -201,9 +201,10 @@ def test_as_cost_model():
     assert isinstance(prop, ProportionalCost) and prop.rate[0] == 0.002
     assert isinstance(as_cost_model(np.float32(0.5)), ProportionalCost)
     assert isinstance(as_cost_model(0), ProportionalCost)
-    with pytest.raises(ValueError):
-        as_cost_model(-0.1)
-    for bad in (True, "0.1", None, [0.1]):
+    for bad in (-0.1, [0.1]):
+        with pytest.raises(ValueError):
+            as_cost_model(bad)
+    for bad in (True, "0.1", None):
         with pytest.raises(TypeError):
             as_cost_model(bad)
 

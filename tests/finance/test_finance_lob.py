@@ -316,8 +316,11 @@ def test_reduce_errors():
     for bad in (3, 4):
         with pytest.raises(ValueError, match="below the current 3"):
             book.reduce(1, bad)
-    for bad in (-1, True, 1.0, None):
+    for bad in (-1, 1.0):
         with pytest.raises(ValueError, match="quantity"):
+            book.reduce(1, bad)
+    for bad in (True, None):
+        with pytest.raises(TypeError, match="quantity"):
             book.reduce(1, bad)
     assert book.get(1).quantity == 3 and book.volume_at(BID, 10) == 3
 
@@ -346,9 +349,11 @@ def test_depth_pads_with_zeros():
     assert [a.tolist() for a in depth] == [[99, 97, 0], [5, 1, 0], [101, 0, 0], [4, 0, 0]]
     assert [a.tolist() for a in book.depth(1)] == [[99], [5], [101], [4]]
     assert [a.tolist() for a in OrderBook().depth(2)] == [[0, 0]] * 4
-    for bad in (-2, 1.5, True):
+    for bad in (-2, 1.5):
         with pytest.raises(ValueError, match="levels"):
             book.depth(bad)
+    with pytest.raises(TypeError, match="levels"):
+        book.depth(True)
 
 
 def test_orders_of_oldest_first():
@@ -477,28 +482,33 @@ def test_dead_entries_are_purged_at_the_front():
 
 def test_validation():
     book = OrderBook()
-    bad_calls = [
+    bad_values = [
         lambda: book.limit(0, 10, 1),
         lambda: book.limit(2, 10, 1),
-        lambda: book.limit(True, 10, 1),
         lambda: book.limit(1.0, 10, 1),
-        lambda: book.limit("BID", 10, 1),
         lambda: book.limit(BID, 0, 1),
-        lambda: book.limit(BID, True, 1),
         lambda: book.limit(BID, 10.0, 1),
         lambda: book.limit(BID, 10, 0),
+        lambda: book.limit(BID, 10, 1, owner=0.0),
+        lambda: book.market(ASK, 0),
+        lambda: book.market(-2, 1),
+        lambda: book.volume_at(0, 10),
+    ]
+    bad_kinds = [
+        lambda: book.limit(True, 10, 1),
+        lambda: book.limit("BID", 10, 1),
+        lambda: book.limit(BID, True, 1),
         lambda: book.limit(BID, 10, False),
         lambda: book.limit(BID, 10, np.bool_(True)),
         lambda: book.limit(BID, 10, 1, owner=True),
-        lambda: book.limit(BID, 10, 1, owner=0.0),
-        lambda: book.market(ASK, 0),
         lambda: book.market(ASK, True),
-        lambda: book.market(-2, 1),
-        lambda: book.volume_at(0, 10),
         lambda: book.n_levels(True),
     ]
-    for call in bad_calls:
+    for call in bad_values:
         with pytest.raises(ValueError):
+            call()
+    for call in bad_kinds:
+        with pytest.raises(TypeError):
             call()
     assert len(book) == 0 and book.limit(BID, 10, 1) == (1, [])
     assert book.limit(np.int8(-1), np.int64(12), np.int32(2), np.int16(3)) == (2, [])
@@ -622,18 +632,18 @@ def test_flow_defaults_and_validation():
         {"limit_rate": 0.0},
         {"limit_rate": math.inf},
         {"market_rate": -1.0},
-        {"market_rate": True},
         {"cancel_rate": -0.1},
         {"cancel_rate": math.nan},
         {"max_offset": 0},
         {"max_offset": 2.0},
-        {"max_offset": True},
         {"offset_decay": -1.0},
         {"mean_size": 0.5},
-        {"mean_size": "3"},
     ]
     for kwargs in bad:
         with pytest.raises(ValueError, match=next(iter(kwargs))):
+            ZeroIntelligenceFlow(**kwargs)
+    for kwargs in ({"market_rate": True}, {"max_offset": True}, {"mean_size": "3"}):
+        with pytest.raises(TypeError, match=next(iter(kwargs))):
             ZeroIntelligenceFlow(**kwargs)
 
 
@@ -719,14 +729,13 @@ def test_initialise_clips_bids_at_one_tick():
         (1, 1),
         (-1, 7),
     ]
-    for kwargs in (
-        {"mid": 0},
-        {"mid": 10.0},
-        {"mid": 10, "levels": 0},
-        {"mid": 10, "orders_per_level": True},
-    ):
+    for kwargs in ({"mid": 0}, {"mid": 10.0}, {"mid": 10, "levels": 0}):
         with pytest.raises(ValueError):
             ZeroIntelligenceFlow().initialise(book, np.random.default_rng(0), **kwargs)
+    with pytest.raises(TypeError):
+        ZeroIntelligenceFlow().initialise(
+            book, np.random.default_rng(0), mid=10, orders_per_level=True
+        )
 
 
 def reference_offset(flow, rng):
@@ -876,8 +885,11 @@ def test_advance_until_validation_and_types():
     flow.advance(book, rng, Fraction(11, 4))
     assert book.time == 2.75
     state = book_state(book)
-    for bad in (2.0, -1.0, math.nan, math.inf, True, "3", None):
+    for bad in (2.0, -1.0, math.nan, math.inf):
         with pytest.raises(ValueError, match="until"):
+            flow.advance(book, rng, bad)
+    for bad in (True, "3", None):
+        with pytest.raises(TypeError, match="until"):
             flow.advance(book, rng, bad)
     assert book_state(book) == state and book.time == 2.75
     flow.advance(book, rng, 2.75)

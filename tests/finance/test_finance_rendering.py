@@ -10,9 +10,10 @@ import pytest
 from numpy.typing import NDArray
 
 import sekai.finance
-from sekai.finance import rendering
+from sekai.finance.charts import price as price_chart
+from sekai.finance.charts.order_book import _centre
 from sekai.finance.lob import OrderBook, Side
-from sekai.finance.rendering import OrderBookChart, PriceChart, UniverseChart, _centre
+from sekai.finance.rendering import OrderBookChart, PriceChart, UniverseChart
 from sekai.rendering import charts
 from sekai.rendering.canvas import Canvas
 from sekai.rendering.dashboard import Dashboard, View
@@ -168,13 +169,13 @@ def test_positions_shade_the_steps_they_were_held(monkeypatch: pytest.MonkeyPatc
 def stamps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, float, Any, bool]]:
     """Capture the triangle markers that PriceChart stamps."""
     calls: list[tuple[float, float, Any, bool]] = []
-    original = rendering._stamp
+    original = price_chart._stamp
 
     def spy(plot: charts.Plot, x: float, y: float, color: Any, up: bool) -> None:
         calls.append((x, y, color, up))
         original(plot, x, y, color, up)
 
-    monkeypatch.setattr(rendering, "_stamp", spy)
+    monkeypatch.setattr(price_chart, "_stamp", spy)
     return calls
 
 
@@ -192,18 +193,18 @@ def test_trades_are_marked_where_they_were_made(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_marker_sprite() -> None:
-    sprite = rendering._sprite(True, 4.5, 2.0, (255, 0, 0), (0, 0, 255))
+    sprite = price_chart._sprite(True, 4.5, 2.0, (255, 0, 0), (0, 0, 255))
     assert sprite.shape == (15, 15, 4) and sprite.dtype == np.uint8
     assert tuple(sprite[7, 7]) == (255, 0, 0, 255)  # the triangle's middle
     assert tuple(sprite[0, 0])[3] == 0  # a clear corner
     ring = (sprite[..., 3] > 0) & (sprite[..., 2] > sprite[..., 0])
     assert ring.sum() > 20  # the ring in the background colour
-    down = rendering._sprite(False, 4.5, 2.0, (255, 0, 0), (0, 0, 255))
+    down = price_chart._sprite(False, 4.5, 2.0, (255, 0, 0), (0, 0, 255))
     assert np.array_equal(down[..., 3], sprite[::-1, :, 3])
     frame = Canvas(30, 30, (0, 0, 255), antialias=True)
     blue = LIGHT.with_colors(background="#0000ff")
     plot = charts.Plot(frame, charts.Box(0, 0, 30, 30), (0, 1), (0, 1), blue)
-    rendering._stamp(plot, 0.5, 0.5, (255, 0, 0), True)
+    price_chart._stamp(plot, 0.5, 0.5, (255, 0, 0), True)
     red = np.nonzero(colour_mask(frame.pixels, (255, 0, 0)))
     assert red[0].mean() == pytest.approx(14.5, abs=1.5) and red[1].mean() == pytest.approx(15, 0.5)
 

@@ -103,6 +103,7 @@ def test_defaults_equality_hash_and_repr() -> None:
         "kwargs",
         "additional_wrappers",
         "vector_entry_point",
+        "renderer",
     ]
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from sekai.rendering import Canvas, rotate
-from sekai.rendering.canvas import _area_cover, _edges
+from sekai.rendering.coverage import area_cover, ring_edges
 
 BLACK = (0, 0, 0)
 WHITE = (255, 255, 255)
@@ -186,7 +186,7 @@ def star_polygon(draw: st.DrawFn) -> NDArray[np.float64]:
 def test_coverage_sums_to_the_polygon_area(ring: NDArray[np.float64]) -> None:
     x, y = ring[:, 0], ring[:, 1]
     area = abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
-    cover = _area_cover(_edges([ring[None]]), (-8, -8, 24, 20), nonzero=False)
+    cover = area_cover(ring_edges([ring[None]]), (-8, -8, 24, 20), nonzero=False)
     assert cover.sum() == pytest.approx(area, abs=1e-9)
     canvas = Canvas(14, 10, antialias=True)
     canvas.polygon(ring, BLACK)
@@ -200,7 +200,7 @@ def test_exact_coverage_of_self_intersecting_polygons() -> None:
     for _ in range(10):
         # Quarter-pixel vertices: edges through pixel corners, horizontal and vertical edges.
         rings = [rng.integers(-8, 48, (rng.integers(3, 8), 2)) / 4 for _ in range(2)]
-        cover = _area_cover(_edges([r[None] for r in rings]), (0, 0, 10, 8), nonzero=False)
+        cover = area_cover(ring_edges([r[None] for r in rings]), (0, 0, 10, 8), nonzero=False)
         assert np.abs(cover - supersampled(rings, 10, 8)).max() < 0.03
 
 
@@ -208,7 +208,7 @@ def test_nearly_horizontal_edges() -> None:
     angles = math.pi / 2 + np.arange(5) * (4 * math.pi / 5)
     star = np.stack([10 + 8 * np.cos(angles), 8 + 8 * np.sin(angles)], -1)
     assert 0 < abs(star[2, 1] - star[3, 1]) < 1e-12  # one edge is horizontal but for rounding
-    cover = _area_cover(_edges([star[None]]), (0, 0, 20, 17), nonzero=False)
+    cover = area_cover(ring_edges([star[None]]), (0, 0, 20, 17), nonzero=False)
     assert np.abs(cover - supersampled([star], 20, 17)).max() < 0.03
 
 

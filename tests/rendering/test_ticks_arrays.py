@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -12,14 +14,19 @@ from numpy.typing import NDArray
 
 import sekai
 import sekai.envs.finance.rendering as env_charts
-import sekai.finance.rendering as finance_charts
 from sekai.rendering import dashboard
 from sekai.rendering.canvas import Canvas
 from sekai.rendering.charts import Box, Plot, nice_ticks, tick_labels
 from sekai.rendering.theme import LIGHT
 
-# Every module that calls nice_ticks while drawing.
-CALLERS = [dashboard, finance_charts, env_charts]
+
+def callers() -> list[types.ModuleType]:
+    """Every loaded sekai module holding ``nice_ticks`` by name: those that draw ticks."""
+    return [
+        module
+        for name, module in sorted(sys.modules.items())
+        if name.startswith("sekai.") and getattr(module, "nice_ticks", None) is nice_ticks
+    ]
 
 
 def test_nice_ticks_returns_a_float64_array():
@@ -110,11 +117,16 @@ RENDERERS = [
 ]
 
 
+def test_the_modules_that_draw_ticks_hold_nice_ticks_by_name():
+    names = {module.__name__ for module in callers()}
+    drawing = {"sekai.rendering.layout", "sekai.rendering.panels", "sekai.finance.charts.price"}
+    assert drawing <= names
+
+
 @pytest.mark.parametrize(("env_id", "renderer_type"), RENDERERS, ids=[r[0] for r in RENDERERS])
 def test_dashboards_are_pixel_identical_to_list_ticks(env_id, renderer_type, monkeypatch):
     arrays = _episode_frames(env_id, renderer_type(width=480, height=300))
-    for module in CALLERS:
-        assert module.nice_ticks is nice_ticks
+    for module in callers():
         monkeypatch.setattr(module, "nice_ticks", _listing(nice_ticks))
     lists = _episode_frames(env_id, renderer_type(width=480, height=300))
     np.testing.assert_array_equal(arrays, lists)
@@ -134,6 +146,7 @@ def test_line_chart_with_integer_data_and_percent_is_pixel_identical(monkeypatch
         )
 
     arrays = _episode_frames("CartPole-v1", chart(), steps=8)
-    monkeypatch.setattr(dashboard, "nice_ticks", _listing(nice_ticks))
+    for module in callers():
+        monkeypatch.setattr(module, "nice_ticks", _listing(nice_ticks))
     lists = _episode_frames("CartPole-v1", chart(), steps=8)
     np.testing.assert_array_equal(arrays, lists)

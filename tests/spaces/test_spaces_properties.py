@@ -30,6 +30,7 @@ from sekai.spaces import (
     unflatten,
 )
 from sekai.spaces.sequence import holds_data
+from sekai.testing import assert_trees_equal
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(0, 2**32 - 1)
@@ -134,28 +135,6 @@ any_space = st.recursive(st.one_of(leaves, sequences()), composites, max_leaves=
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def same(a: Any, b: Any, approx: bool = False) -> bool:
-    """Deep equality of samples: containers by structure, arrays by shape, dtype and values."""
-    if isinstance(a, dict):
-        return (
-            isinstance(b, dict)
-            and a.keys() == b.keys()
-            and all(same(a[k], b[k], approx) for k in a)
-        )
-    if isinstance(a, tuple):
-        return (
-            isinstance(b, tuple)
-            and len(a) == len(b)
-            and all(same(x, y, approx) for x, y in zip(a, b, strict=True))
-        )
-    x, y = np.asarray(a), np.asarray(b)
-    if x.shape != y.shape or x.dtype != y.dtype:
-        return False
-    if approx and x.dtype == np.float64:
-        return bool(np.allclose(x, y, rtol=1e-6, atol=1e-6))
-    return bool(np.array_equal(x, y))
 
 
 def fresh_copy(space: Space) -> Space:
@@ -273,7 +252,8 @@ def test_flatten_round_trip(space: Space, seed: int) -> None:
     assert flat in flatten_space(space)
     back = unflatten(space, flat)
     assert space.contains(back)
-    assert same(back, x, approx=True)
+    # flatten casts to float32: float64 values come back rounded.
+    assert_trees_equal(back, x, rtol=1e-6, atol=1e-6)
 
 
 def only_boxes(space: Space) -> bool:
@@ -311,7 +291,7 @@ def test_batch_concatenate_iterate_round_trip(space: Space, seed: int, n: int) -
         return
     rows = list(iterate(space, batch))
     assert len(rows) == n
-    assert all(same(row, item) for row, item in zip(rows, items, strict=True))
+    assert_trees_equal(rows, items)
 
 
 @SETTINGS
@@ -331,9 +311,9 @@ def test_seeding_is_deterministic(space: Space, seed: int) -> None:
     assert space.seed(seed) == seed
     other.seed(seed)
     first = [space.sample() for _ in range(3)]
-    assert all(same(a, other.sample()) for a in first)
+    assert_trees_equal(first, [other.sample() for _ in first])
     space.seed(seed)
-    assert all(same(a, space.sample()) for a in first)
+    assert_trees_equal(first, [space.sample() for _ in first])
 
 
 @SETTINGS
@@ -343,4 +323,4 @@ def test_composite_seeding_derives_child_seeds(children: list[Space], seed: int)
     as_dict = Dict({str(i): fresh_copy(c) for i, c in enumerate(children)}, seed=seed)
     # Same seed, same derivation: the i-th child of each draws the same values.
     for i, child in enumerate(as_tuple.spaces):
-        assert same(child.sample(), as_dict[str(i)].sample())
+        assert_trees_equal(child.sample(), as_dict[str(i)].sample())

@@ -12,7 +12,8 @@ import pytest
 from sekai.core import Env, ResetResult, StepResult, Wrapper
 from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Dict, Discrete, MultiDiscrete, Space
-from sekai.utils.checker import _equal, check_env
+from sekai.testing.env_checker import _equal
+from sekai.utils.checker import check_env
 
 FLOAT64_DTYPE = "Observation from reset() has dtype float64, space has float32."
 

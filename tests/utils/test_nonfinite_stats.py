@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 import sekai
 from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, Tuple
+from sekai.testing import assert_trees_equal
 from sekai.utils.normalization import ObservationNormalizer, StatsKind
 from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
 from sekai.vector import SyncVecEnv
@@ -34,10 +35,7 @@ def make_stats(cls: type[Stats], shape: tuple[int, ...] = (), **kwargs: Any) -> 
 
 def assert_same_state(got: Any, want: Any) -> None:
     """Equal statistics states, bit for bit (NaN matching NaN)."""
-    got, want = got.state_dict(), want.state_dict()
-    assert set(got) == set(want)
-    for key in want:
-        np.testing.assert_array_equal(got[key], want[key], strict=True)
+    assert_trees_equal(got.state_dict(), want.state_dict())
 
 
 class Scripted(Env[NDArray[np.float64], int]):

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import cloudpickle
-import numpy as np
 import pytest
 
 import sekai
@@ -154,23 +153,6 @@ def non_env_factory() -> Any:
 
 def exiting_factory() -> sekai.Env:
     os._exit(3)
-
-
-def tree_equal(a: Any, b: Any) -> None:
-    """Assert that two (nested) observations / infos are equal, array dtypes included."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and list(a) == list(b), (a, b)
-        for key in a:
-            tree_equal(a[key], b[key])
-    elif isinstance(a, (tuple, list)):
-        assert type(a) is type(b) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b, strict=True):
-            tree_equal(x, y)
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, (a, b)
-        np.testing.assert_array_equal(a, b)
-    else:
-        assert a == b, (a, b)
 
 
 def our_workers() -> list[multiprocessing.process.BaseProcess]:

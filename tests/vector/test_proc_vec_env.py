@@ -16,6 +16,7 @@ import pytest
 import sekai
 from sekai import Box, Dict, Discrete, MaskedBox, MultiBinary, MultiDiscrete, Sequence, Tuple
 from sekai.error import VecEnvClosed, VecEnvWorkerError
+from sekai.testing import assert_trees_equal
 from sekai.vector.proc_vec_env import ProcVecEnv
 from sekai.vector.sync_vec_env import SyncVecEnv
 
@@ -33,7 +34,6 @@ def _load_toys() -> ModuleType:
 
 toys = _load_toys()
 ToyEnv = toys.ToyEnv
-tree_equal = toys.tree_equal
 deadline = toys.deadline  # autouse
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -67,15 +67,15 @@ def toyvec() -> Iterator[ProcVecEnv]:
 def run_both(proc: Any, sync: Any, actions: list[Any], **reset_kwargs: Any) -> list[Any]:
     """Reset and step both VecEnvs alike, asserting equal results; return the step results."""
     a, b = proc.reset(**reset_kwargs), sync.reset(**reset_kwargs)
-    tree_equal(a.observations, b.observations)
-    tree_equal(a.infos, b.infos)
+    assert_trees_equal(a.observations, b.observations)
+    assert_trees_equal(a.infos, b.infos)
     results = []
     for action in actions:
         a, b = proc.step(action), sync.step(action)
-        tree_equal(a.observations, b.observations)
+        assert_trees_equal(a.observations, b.observations)
         for field in ("rewards", "terminated", "truncated"):
-            tree_equal(getattr(a, field), getattr(b, field))
-        tree_equal(a.infos, b.infos)
+            assert_trees_equal(getattr(a, field), getattr(b, field))
+        assert_trees_equal(a.infos, b.infos)
         results.append(a)
     return results
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import sekai
+from sekai.testing import assert_trees_equal, tree_difference
 from sekai.vector import VecEnv
 from sekai.vector.vec_env import GENERATOR_SEED_ERROR, check_vector_seed, resolve_seeds
 
@@ -36,12 +37,6 @@ def _env_reset_error(seed: Any) -> tuple[type[BaseException], str]:
 def _observations(vec: VecEnv[Any, Any], **kwargs: Any) -> Any:
     obs = vec.reset(**kwargs).observations
     return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-    return bool(np.array_equal(a, b))
 
 
 @pytest.fixture(params=sorted(BACKENDS))
@@ -88,7 +83,7 @@ def test_generator_seed_keeps_its_message(vec: VecEnv[Any, Any]) -> None:
 def test_whole_numbers_are_accepted(vec: VecEnv[Any, Any]) -> None:
     base = _observations(vec, seed=3)
     for seed in [np.int64(3), np.uint16(3), *WHOLE_FLOATS]:
-        assert _same(_observations(vec, seed=seed), base), seed
+        assert tree_difference(_observations(vec, seed=seed), base) is None, seed
 
 
 @pytest.mark.parametrize("entry", BAD_ENTRIES, ids=repr)
@@ -104,7 +99,7 @@ def test_each_list_entry_is_checked_as_env_reset_checks_it(
         vec.reset(seed=seeds)
     assert str(info.value) == expected
     # Nothing was reset or reseeded by the refused call.
-    assert _same(_observations(vec), _observations(twin))
+    assert_trees_equal(_observations(vec), _observations(twin))
     twin.close()
 
 

@@ -10,6 +10,8 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from sekai.compat._install import install_hint
+
 if TYPE_CHECKING:
     from sekai.compat.gymnasium import (
         GymnasiumRenderer,
@@ -50,21 +52,13 @@ _CLASS_PACKAGE = {
 _BRIDGE_DEPENDENCY = {"sb3": "gymnasium"}
 
 
-def _install_hint(package: str) -> str:
-    """The ``ImportError`` message for a missing optional ``package``."""
-    return (
-        f"sekai.compat needs {package}, which is not installed; "
-        f'install it with: pip install "sekai[{package}]"'
-    )
-
-
 def _bridge(package: str) -> ModuleType:
     """The bridge module ``sekai.compat.<package>`` (``gymnasium``, ``pettingzoo``, ``sb3``)."""
     dependency = _BRIDGE_DEPENDENCY.get(package, package)
     try:
         importlib.import_module(dependency)
     except ImportError as exc:
-        raise ImportError(_install_hint(dependency)) from exc
+        raise ImportError(install_hint(dependency)) from exc
     return importlib.import_module(f"sekai.compat.{package}")
 
 

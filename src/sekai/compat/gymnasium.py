@@ -10,10 +10,10 @@ from typing import Any, Protocol, SupportsFloat
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.compat import _install_hint
+from sekai.compat._install import install_hint
 from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Sequence, Space, Tuple
-from sekai.utils.masking import (
+from sekai.spaces.masking import (
     action_mask_space,
     flatten_action_mask,
     get_action_mask,
@@ -24,7 +24,7 @@ try:
     import gymnasium as gym
     from gymnasium import spaces as gspaces
 except ImportError as exc:
-    raise ImportError(_install_hint("gymnasium")) from exc
+    raise ImportError(install_hint("gymnasium")) from exc
 
 __all__ = [
     "GymnasiumRenderer",

@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from sekai.compat import _install_hint
+from sekai.compat._install import install_hint
 from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 
 try:
     from pettingzoo import ParallelEnv
 except ImportError as exc:
-    raise ImportError(_install_hint("pettingzoo")) from exc
+    raise ImportError(install_hint("pettingzoo")) from exc
 
 __all__ = ["PettingZooToSekai", "SekaiToPettingZoo"]
 

@@ -30,8 +30,8 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
 from sekai.error import VecEnvWorkerError
+from sekai.spaces.masking import action_mask_space, flatten_action_mask
 from sekai.spaces.utils import concatenate
-from sekai.utils.masking import action_mask_space, flatten_action_mask
 from sekai.vector.native import take_index
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (

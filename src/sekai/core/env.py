@@ -12,7 +12,7 @@ from sekai.core.result import ResetResult, StepResult
 from sekai.core.rng import SeededRNG
 
 if TYPE_CHECKING:
-    from sekai.registry.spec import EnvSpec
+    from sekai.core.spec import EnvSpec
     from sekai.spaces.space import Space
 
 __all__ = ["Env", "install_async_fallbacks"]

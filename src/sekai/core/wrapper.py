@@ -13,7 +13,7 @@ from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 
 if TYPE_CHECKING:
-    from sekai.registry.spec import EnvSpec
+    from sekai.core.spec import EnvSpec
     from sekai.spaces.space import Space
 
 __all__ = ["ActionWrapper", "ObservationWrapper", "RewardWrapper", "Wrapper"]

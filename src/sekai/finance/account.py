@@ -6,7 +6,6 @@ Python floats / bools.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,19 +13,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.costs import _rowsum
+from sekai.utils.validation import check_bool, check_real
 
 __all__ = ["AccountConfig", "Settlement", "project_weights", "settle", "turnover"]
 
 Array = NDArray[np.float64]
-
-
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise TypeError(f"{name} must be a real number, got {value!r}.")
-    out = float(value)
-    if not math.isfinite(out):
-        raise ValueError(f"{name} must be finite, got {value!r}.")
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +35,17 @@ class AccountConfig:
     borrow_rate: float = 0.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.allow_short, (bool, np.bool_)):
-            raise TypeError(f"allow_short must be a bool, got {self.allow_short!r}.")
         setter = object.__setattr__
-        setter(self, "allow_short", bool(self.allow_short))
-        for name in ("max_leverage", "cash_rate", "borrow_rate"):
-            setter(self, name, _real(getattr(self, name), name))
+        setter(self, "allow_short", check_bool(self.allow_short, "allow_short"))
+        setter(
+            self,
+            "max_leverage",
+            check_real(self.max_leverage, "max_leverage", low=0.0, low_open=True),
+        )
+        setter(self, "cash_rate", check_real(self.cash_rate, "cash_rate"))
         if self.margin_rate is not None:
-            setter(self, "margin_rate", _real(self.margin_rate, "margin_rate"))
-        if self.max_leverage <= 0:
-            raise ValueError(f"max_leverage must be > 0, got {self.max_leverage}.")
-        if self.margin_rate is not None and self.margin_rate < 0:
-            raise ValueError(f"margin_rate must be >= 0, got {self.margin_rate}.")
-        if self.borrow_rate < 0:
-            raise ValueError(f"borrow_rate must be >= 0, got {self.borrow_rate}.")
+            setter(self, "margin_rate", check_real(self.margin_rate, "margin_rate", low=0.0))
+        setter(self, "borrow_rate", check_real(self.borrow_rate, "borrow_rate", low=0.0))
 
     @property
     def effective_margin_rate(self) -> float:

@@ -6,13 +6,14 @@ returns a cost of shape ``(...)``: a float for 1-D trades, an array for batched 
 
 from __future__ import annotations
 
-import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sekai.utils.validation import check_array, check_real
 
 __all__ = [
     "CompositeCost",
@@ -28,26 +29,9 @@ __all__ = [
 Array = NDArray[np.float64]
 
 
-def _scalar(value: Any, name: str) -> float:
-    """A finite, non-negative scalar parameter (arrays -> ``TypeError``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number (scalar), got {value!r}.")
-    out = float(value)
-    if not (np.isfinite(out) and out >= 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}.")
-    return out
-
-
 def _rates(value: Any, name: str) -> Array:
     """A finite, non-negative scalar or per-asset parameter as a read-only 1-D array."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a number or a sequence of numbers, got {value!r}.")
-    try:
-        arr = np.array(value, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{name} must be a number or a sequence of numbers, got {value!r}."
-        ) from exc
+    arr = np.array(check_array(value, name), dtype=np.float64).reshape(-1)
     if np.ndim(value) > 1 or arr.size == 0:
         raise ValueError(f"{name} must be a scalar or a non-empty 1-D sequence, got {value!r}.")
     if not (np.isfinite(arr).all() and (arr >= 0).all()):
@@ -193,7 +177,9 @@ class SpreadCost(CostModel):
             raise ValueError("fallback_spread is only used with half_spread=None (quoted spreads).")
         self._half = None if half_spread is None else _rates(half_spread, "half_spread")
         self._fallback = (
-            None if fallback_spread is None else _scalar(fallback_spread, "fallback_spread")
+            None
+            if fallback_spread is None
+            else check_real(fallback_spread, "fallback_spread", low=0.0)
         )
         self.requires = frozenset({"spread"}) if half_spread is None else frozenset()
         self.fallbacks = frozenset({"spread"}) if self._fallback is not None else frozenset()
@@ -238,8 +224,8 @@ class FixedCost(CostModel):
     requires = frozenset({"equity"})
 
     def __init__(self, amount: Any, *, threshold: Any = 1e-6) -> None:
-        self._amount = _scalar(amount, "amount")
-        self._threshold = _scalar(threshold, "threshold")
+        self._amount = check_real(amount, "amount", low=0.0)
+        self._threshold = check_real(threshold, "threshold", low=0.0)
 
     @property
     def amount(self) -> float:
@@ -278,11 +264,11 @@ class SquareRootImpact(CostModel):
     requires = frozenset({"equity", "volatility", "volume"})
 
     def __init__(self, coefficient: Any = 0.5, *, fallback_volatility: Any = None) -> None:
-        self._coefficient = _scalar(coefficient, "coefficient")
+        self._coefficient = check_real(coefficient, "coefficient", low=0.0)
         self._fallback = (
             None
             if fallback_volatility is None
-            else _scalar(fallback_volatility, "fallback_volatility")
+            else check_real(fallback_volatility, "fallback_volatility", low=0.0)
         )
         self.fallbacks = frozenset({"volatility"}) if self._fallback is not None else frozenset()
 
@@ -374,9 +360,10 @@ class CompositeCost(CostModel):
 
 
 def as_cost_model(value: Any) -> CostModel:
-    """A ``CostModel`` unchanged, or a real number as ``ProportionalCost(value)``."""
+    """A ``CostModel`` unchanged, or a real number as ``ProportionalCost(value)``.
+
+    A number out of range or a sequence raises ``ValueError``; anything else ``TypeError``.
+    """
     if isinstance(value, CostModel):
         return value
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return ProportionalCost(value)
-    raise TypeError(f"expected a CostModel or a non-negative rate, got {value!r}.")
+    return ProportionalCost(check_real(value, "rate", low=0.0))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai.error import LookAheadError
-from sekai.finance.account import _real
-from sekai.finance.costs import _scalar
-from sekai.finance.data import _check_int, _float_array
+from sekai.finance.data.panel import _float_array
+from sekai.utils.validation import check_array, check_int, check_real
 
 __all__ = [
     "log_returns",
@@ -65,32 +63,12 @@ def _cross_section(x: ArrayLike) -> Array:
 
 
 def _positive(value: Any, name: str) -> float:
-    out = _real(value, name)
-    if out <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}.")
-    return out
+    return check_real(value, name, low=0.0, low_open=True)
 
 
 def _min_periods(value: int | None, window: int) -> int:
-    """A rolling ``min_periods`` in ``[1, window]`` (None: ``window``).
-
-    Bools and non-numbers -> ``TypeError``; a number that is not a whole count (2.5, NaN) or
-    out of range -> ``ValueError``; an integral float such as 2.0 -> ``TypeError`` (pass an int).
-    """
-    if value is None:
-        return window
-    if (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, (bool, np.bool_, numbers.Integral))
-        and not float(value).is_integer()
-    ):
-        raise ValueError(
-            f"min_periods must be a whole number of values in [1, {window}], got {value!r}."
-        )
-    periods = _check_int(value, "min_periods", 1)
-    if periods > window:
-        raise ValueError(f"min_periods must be in [1, window={window}], got {periods}.")
-    return periods
+    """A rolling ``min_periods`` in ``[1, window]`` (None: ``window``)."""
+    return window if value is None else check_int(value, "min_periods", low=1, high=window)
 
 
 def _ratios(prices: ArrayLike, periods: int) -> tuple[Array, Array, tuple[int, ...]]:
@@ -186,7 +164,7 @@ def _ewm(x: Array, halflife: Any) -> tuple[Array, Array]:
 def _emitting(x: Array, min_periods: int) -> NDArray[np.bool_]:
     """Valid rows preceded (inclusive) by at least ``min_periods`` valid values."""
     valid = ~np.isnan(x)
-    return valid & (np.cumsum(valid, axis=0) >= _check_int(min_periods, "min_periods", 0))
+    return valid & (np.cumsum(valid, axis=0) >= check_int(min_periods, "min_periods", low=0))
 
 
 def log_returns(prices: ArrayLike) -> Array:
@@ -203,7 +181,7 @@ def simple_returns(prices: ArrayLike) -> Array:
 def momentum(prices: ArrayLike, window: int) -> Array:
     """``log(P_t / P_{t-window})`` (``window >= 1``); NaN for the first ``window`` rows and
     for pairs with a missing or non-positive price."""
-    ratio, ok, shape = _ratios(prices, _check_int(window, "window", 1))
+    ratio, ok, shape = _ratios(prices, check_int(window, "window", low=1))
     ratio[ok] = np.log(ratio[ok])
     return ratio.reshape(shape)
 
@@ -211,7 +189,7 @@ def momentum(prices: ArrayLike, window: int) -> Array:
 def lag(x: ArrayLike, periods: int = 1) -> Array:
     """``x`` shifted down by ``periods >= 0`` rows; the leading rows are NaN."""
     arr, shape = _panel(x)
-    periods = _check_int(periods, "periods", 0)
+    periods = check_int(periods, "periods", low=0)
     out = np.full_like(arr, np.nan)
     if periods < arr.shape[0]:
         out[periods:] = arr[: arr.shape[0] - periods]
@@ -225,7 +203,7 @@ def forward_fill(x: ArrayLike, *, limit: int | None = None) -> Array:
     last = _last_valid_row(arr)
     out = _carry(arr, last)
     if limit is not None:
-        limit = _check_int(limit, "limit", 0)
+        limit = check_int(limit, "limit", low=0)
         out[np.arange(arr.shape[0])[:, None] - last > limit] = np.nan
     return out.reshape(shape)
 
@@ -234,7 +212,7 @@ def rolling_mean(x: ArrayLike, window: int, *, min_periods: int | None = None) -
     """Mean of the valid values among the last ``window`` rows; NaN with fewer than
     ``min_periods`` (default ``window``) of them, as pandas' ``rolling(...).mean()``."""
     arr, shape = _panel(x)
-    window = _check_int(window, "window", 1)
+    window = check_int(window, "window", low=1)
     periods = _min_periods(min_periods, window)
     valid = ~np.isnan(arr)
     count = _trailing_sum(valid.astype(np.float64), window)
@@ -251,9 +229,9 @@ def rolling_std(
     """Standard deviation (divisor ``n_valid - ddof``) of the valid values among the last
     ``window`` rows; NaN with fewer than ``max(min_periods, ddof + 1)`` of them."""
     arr, shape = _panel(x)
-    window = _check_int(window, "window", 1)
+    window = check_int(window, "window", low=1)
     periods = _min_periods(min_periods, window)
-    ddof = _check_int(ddof, "ddof", 0)
+    ddof = check_int(ddof, "ddof", low=0)
     count, _, squares = _window_spread(arr, window)
     out = np.full_like(arr, np.nan)
     ok = count >= max(periods, ddof + 1)
@@ -265,7 +243,7 @@ def rolling_zscore(x: ArrayLike, window: int, *, min_periods: int | None = None)
     """``(x_t - mean) / std`` over the last ``window`` rows including ``x_t`` (ddof 1, at least
     ``max(min_periods, 2)`` valid values); NaN where ``x_t`` is, 0 where the std is 0."""
     arr, shape = _panel(x)
-    window = _check_int(window, "window", 1)
+    window = check_int(window, "window", low=1)
     periods = _min_periods(min_periods, window)
     count, centre, squares = _window_spread(arr, window)
     out = np.full_like(arr, np.nan)
@@ -349,17 +327,12 @@ def cross_sectional_rank(x: ArrayLike) -> Array:
 
 
 def _times(value: ArrayLike, name: str) -> NDArray[Any]:
-    arr = np.asarray(value)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}.")
+    arr = check_array(value, name, dtype_kind="Miuf", ndim=1)
     if arr.dtype.kind == "M":
         if np.isnat(arr).any():
             raise ValueError(f"{name} contains NaT.")
-    elif arr.dtype.kind in "iuf":
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{name} contains NaN or inf.")
-    else:
-        raise TypeError(f"{name} must be datetime64 or numeric, got dtype {arr.dtype}.")
+    elif not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or inf.")
     if (arr[1:] < arr[:-1]).any():
         raise ValueError(f"{name} must be sorted ascending.")
     return arr
@@ -380,9 +353,9 @@ def _time_lag(value: Any, dates: bool) -> Any:
         if out < np.timedelta64(0):
             raise ValueError(f"lag must be >= 0, got {value!r}.")
         return out
-    if isinstance(value, (bool, np.bool_, np.timedelta64)) or not isinstance(value, numbers.Real):
+    if isinstance(value, np.timedelta64):
         raise TypeError(f"lag must be a number for numeric times, got {value!r}.")
-    _scalar(value, "lag")
+    check_real(value, "lag", low=0.0)
     return value  # an int lag keeps integer times exact
 
 
@@ -403,7 +376,7 @@ def asof_join(
     events = _times(event_times, "event_times")
     dates = target.dtype.kind == "M"
     if dates != (events.dtype.kind == "M"):
-        raise TypeError(
+        raise ValueError(
             "target_times and event_times must both be datetime64 or both numeric, got "
             f"{target.dtype} and {events.dtype}."
         )
@@ -499,8 +472,8 @@ def check_causal(
     if arr.ndim not in (1, 2):
         raise ValueError(f"x must be 1-D (T,) or 2-D (T, N), got shape {arr.shape}.")
     T = arr.shape[0]
-    n_checks = _check_int(n_checks, "n_checks", 1)
-    rtol, atol = _scalar(rtol, "rtol"), _scalar(atol, "atol")
+    n_checks = check_int(n_checks, "n_checks", low=1)
+    rtol, atol = check_real(rtol, "rtol", low=0.0), check_real(atol, "atol", low=0.0)
     if rng is None:
         rng = np.random.default_rng(0)
     elif not isinstance(rng, np.random.Generator):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from bisect import bisect_left, insort
 from collections import deque
 from dataclasses import dataclass
@@ -13,6 +12,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sekai.utils.validation import check_int, check_real
 
 __all__ = [
     "BACKGROUND",
@@ -73,33 +74,23 @@ class Fill:
 
 
 def _as_int(value: Any, name: str, low: int) -> int:
-    if type(value) is not int:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{name} must be an int, got {value!r}.")
-        value = int(value)
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}.")
-    return value
+    """``check_int(value, name, low=low)``, with a fast path for a plain int in range."""
+    if type(value) is int and value >= low:
+        return value
+    return check_int(value, name, low=low)
 
 
 def _as_side(value: Any) -> Side:
     if value is Side.BID or value is Side.ASK:
         return value
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, np.integer))
-        or value not in (1, -1)
-    ):
+    side = check_int(value, "side")
+    if side not in (1, -1):
         raise ValueError(f"side must be a Side or +1/-1, got {value!r}.")
-    return Side(int(value))
+    return Side(side)
 
 
 def _as_owner(value: Any) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"owner must be an int, got {value!r}.")
-    return int(value)
+    return value if type(value) is int else check_int(value, "owner")
 
 
 class _Level:
@@ -397,17 +388,6 @@ _NO_REFERENCE = (
 )
 
 
-def _check_rate(value: Any, name: str, *, positive: bool) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}.")
-    out = float(value)
-    if not math.isfinite(out) or out < 0 or (positive and out == 0):
-        raise ValueError(
-            f"{name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}."
-        )
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class ZeroIntelligenceFlow:
     """Background order flow: Poisson limit orders, market orders and cancellations.
@@ -427,15 +407,13 @@ class ZeroIntelligenceFlow:
 
     def __post_init__(self) -> None:
         checked = {
-            "limit_rate": _check_rate(self.limit_rate, "limit_rate", positive=True),
-            "market_rate": _check_rate(self.market_rate, "market_rate", positive=True),
-            "cancel_rate": _check_rate(self.cancel_rate, "cancel_rate", positive=False),
-            "max_offset": _as_int(self.max_offset, "max_offset", 1),
-            "offset_decay": _check_rate(self.offset_decay, "offset_decay", positive=False),
-            "mean_size": _check_rate(self.mean_size, "mean_size", positive=True),
+            "limit_rate": check_real(self.limit_rate, "limit_rate", low=0.0, low_open=True),
+            "market_rate": check_real(self.market_rate, "market_rate", low=0.0, low_open=True),
+            "cancel_rate": check_real(self.cancel_rate, "cancel_rate", low=0.0),
+            "max_offset": check_int(self.max_offset, "max_offset", low=1),
+            "offset_decay": check_real(self.offset_decay, "offset_decay", low=0.0),
+            "mean_size": check_real(self.mean_size, "mean_size", low=1.0),
         }
-        if checked["mean_size"] < 1:
-            raise ValueError(f"mean_size must be >= 1, got {self.mean_size!r}.")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
@@ -470,17 +448,12 @@ class ZeroIntelligenceFlow:
         Afterwards neither side is empty, and ``book.time == until``. The expected number of
         orders, ``(2·limit_rate + 2·market_rate)·(until - book.time)``, must be at most
         ``MAX_EXPECTED_EVENTS`` (10 million); cancellations add at most one event per
-        background order. ``ValueError``, before any draw, for an ``until`` that is not a
-        finite real number ``>= book.time``, an empty book without ``last_price`` (no reference
-        price to quote around) or an expectation above that bound.
+        background order. Before any draw: ``TypeError`` for an ``until`` that is not a real
+        number; ``ValueError`` for one that is not finite or below ``book.time``, an empty book
+        without ``last_price`` (no reference price to quote around) or an expectation above
+        that bound.
         """
-        if isinstance(until, (bool, np.bool_)) or not isinstance(until, numbers.Real):
-            raise ValueError(
-                f"until must be a real number (the time to advance to), got {until!r}."
-            )
-        end = float(until)
-        if not math.isfinite(end):
-            raise ValueError(f"until must be finite, got {until!r}.")
+        end = check_real(until, "until")
         if end < book.time:
             raise ValueError(
                 f"until={end} is earlier than book.time={book.time}; the flow only runs "

@@ -16,6 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.utils.validation import check_real
+
 __all__ = [
     "DifferentialSharpe",
     "DrawdownPenalty",
@@ -244,11 +246,7 @@ class MeanVariance(RewardFunction):
     """``r - (rho/2) * r^2`` on the log return ``r``."""
 
     def __init__(self, risk_aversion: float = 1.0) -> None:
-        if not _is_number(risk_aversion):
-            raise TypeError(f"risk_aversion must be a real number, got {risk_aversion!r}.")
-        value = float(risk_aversion)
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"risk_aversion must be finite and >= 0, got {risk_aversion!r}.")
+        value = check_real(risk_aversion, "risk_aversion", low=0.0)
         self.risk_aversion = value
         self._half = 0.5 * value
 
@@ -337,12 +335,9 @@ class DifferentialSharpe(_StatefulReward):
     _INIT: ClassVar[dict[str, float]] = {"A": 0.0, "B": 0.0}
 
     def __init__(self, eta: float = 0.01) -> None:
-        if not _is_number(eta):
-            raise TypeError(f"eta must be a real number, got {eta!r}.")
-        if not 0.0 < float(eta) < 1.0:
-            raise ValueError(f"eta must be in (0, 1), got {eta!r}.")
+        eta = check_real(eta, "eta", low=0.0, high=1.0, low_open=True, high_open=True)
         super().__init__()
-        self.eta = float(eta)
+        self.eta = eta
 
     def __call__(self, outcome: StepOutcome) -> Any:
         """``(B dA - A dB / 2) / (B - A^2)^1.5`` (0 when ``B - A^2 <= 1e-12``); then update A, B."""

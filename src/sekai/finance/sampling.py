@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import numbers
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from sekai.finance.data import row_of
+from sekai.finance.data.timeaxis import row_of
+from sekai.utils.validation import check_int
 
 __all__ = [
     "EpisodeSampler",
@@ -20,14 +22,6 @@ __all__ = [
     "resolve_start",
     "sample_start",
 ]
-
-
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}.")
-    return int(value)
 
 
 class EpisodeSampler(ABC):
@@ -43,6 +37,10 @@ class EpisodeSampler(ABC):
     def spawn(self) -> EpisodeSampler:
         """The sampler a new sub-env should use: ``self``, shared, unless overridden."""
         return self
+
+    def __copy_for_sub_env__(self) -> EpisodeSampler:
+        """``spawn()``: how ``make_vec`` gives each sub-env its sampler (``PerSubEnv``)."""
+        return self.spawn()
 
 
 class RandomStart(EpisodeSampler):
@@ -65,8 +63,8 @@ class SequentialStart(EpisodeSampler):
     """
 
     def __init__(self, start: int = 0, stride: int | None = None) -> None:
-        self.start = _check_int(start, "start", 0)
-        self.stride = None if stride is None else _check_int(stride, "stride", 1)
+        self.start = check_int(start, "start", low=0)
+        self.stride = None if stride is None else check_int(stride, "stride", low=1)
         self._position = self.start
         self.epoch = 0
 
@@ -105,7 +103,7 @@ class FixedStart(EpisodeSampler):
     """Always the same window start."""
 
     def __init__(self, start: int) -> None:
-        self.start = _check_int(start, "start", 0)
+        self.start = check_int(start, "start", low=0)
 
     def sample(self, rng: np.random.Generator, n_starts: int, episode_length: int) -> int:
         """``start`` (``ValueError`` if it is ``>= n_starts``)."""
@@ -121,16 +119,22 @@ class FixedStart(EpisodeSampler):
 
 
 def as_sampler(value: Any) -> EpisodeSampler:
-    """A sampler from a sampler, an int (``FixedStart``), ``"random"`` or ``"sequential"``."""
+    """A sampler from a sampler, an int (``FixedStart``), ``"random"`` or ``"sequential"``.
+
+    Another string or number raises ``ValueError``; anything else ``TypeError``.
+    """
     if isinstance(value, EpisodeSampler):
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return FixedStart(int(value))
     if isinstance(value, str) and value in ("random", "sequential"):
         return RandomStart() if value == "random" else SequentialStart()
-    raise ValueError(
+    message = (
         f"sampler must be 'random', 'sequential', an int start or an EpisodeSampler, got {value!r}."
     )
+    if isinstance(value, (str, numbers.Number)) and not isinstance(value, (bool, np.bool_)):
+        raise ValueError(message)
+    raise TypeError(message)
 
 
 def first_start(lookback: int, warmup: int) -> int:

@@ -7,6 +7,8 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.utils.validation import check_int
+
 __all__ = ["SlotMap"]
 
 
@@ -17,11 +19,7 @@ class SlotMap:
     """
 
     def __init__(self, max_slots: int) -> None:
-        if isinstance(max_slots, (bool, np.bool_)) or not isinstance(max_slots, (int, np.integer)):
-            raise TypeError(f"max_slots must be an int, got {max_slots!r}.")
-        if max_slots < 1:
-            raise ValueError(f"max_slots must be >= 1, got {max_slots}.")
-        self._max_slots = int(max_slots)
+        self._max_slots = check_int(max_slots, "max_slots", low=1)
         self._owners: list[Hashable | None] = [None] * self._max_slots
         self._slots: dict[Hashable, int] = {}
         self._changed = np.zeros(self._max_slots, dtype=bool)

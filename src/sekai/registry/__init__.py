@@ -9,9 +9,14 @@ from sekai.registry.registry import (
     pprint_registry,
     register,
     register_namespace,
-    spec,
 )
+from sekai.registry.registry import renderer_for as renderer_for
+from sekai.registry.registry import spec as _spec
 from sekai.registry.spec import EnvSpec, WrapperSpec
+
+# Bound after the imports: loading the submodule ``sekai.registry.spec`` sets this package's
+# ``spec`` attribute to that module, while ``sekai.registry.spec`` is the lookup function.
+spec = _spec
 
 __all__ = [
     "EnvSpec",

@@ -1,48 +1,136 @@
-"""The environment registry and the module-level functions that use the default one."""
+"""The environment registry: registering specs, and building environments and renderers.
+
+Everything that turns an ``EnvSpec`` into objects lives here: entry point loading, ``make``,
+``make_vec``, ``renderer_for`` and the check on entry points read from data. Importing this
+module installs ``make`` as what ``EnvSpec.make`` calls.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib
 import numbers
 import re
+import reprlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from sekai.core.env import Env
-from sekai.error import EnvAlreadyRegistered, EnvNotFound
-from sekai.registry.spec import (
+from sekai.core.spec import (
     DataEntryPoint,
     EnvSpec,
+    PerSubEnv,
     WrapperSpec,
-    _check_built,
     _check_steps,
-    _entry_point_name,
-    _make_from_spec,
-    _resolve,
+    set_builder,
 )
+from sekai.error import EnvAlreadyRegistered, EnvNotFound
+from sekai.rendering import Renderer
 from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
+from sekai.wrappers.common import TimeLimit
 
 __all__ = [
     "EnvRegistry",
     "all_specs",
     "default_registry",
     "deregister",
+    "load_entry_point",
     "make",
     "make_vec",
     "pprint_registry",
     "register",
     "register_namespace",
+    "renderer_for",
     "spec",
 ]
 
 _NAMESPACE_RE = re.compile(r"[a-zA-Z0-9_-]+")
+_OWN_ENTRY_POINTS = ("entry_point", "vector_entry_point", "renderer")
 
 
 def _check_id(id: object) -> str:
     if not isinstance(id, str):
         raise TypeError(f"Environment id must be a str, got {type(id).__name__} {id!r}.")
     return id
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """Import ``"module.path:Attr"`` (split at the last colon; ``Attr`` may be dotted)."""
+    module_name, colon, attr = entry_point.rpartition(":")
+    if not colon or not module_name or not attr:
+        raise ValueError(f"Entry point {entry_point!r} must have the form 'module.path:Attr'.")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise AttributeError(
+                f"Entry point {entry_point!r}: {module_name!r} has no attribute {attr!r}."
+            ) from None
+    return target
+
+
+def _entry_point_name(entry_point: object) -> str:
+    """``'module:Attr'`` for a string, ``module.QualName`` for a callable."""
+    if isinstance(entry_point, str):
+        return repr(str(entry_point))
+    qualname = getattr(entry_point, "__qualname__", None)
+    module = getattr(entry_point, "__module__", None)
+    return f"{module}.{qualname}" if qualname and module else repr(entry_point)
+
+
+def _check_built(result: object, kind: type, what: str) -> None:
+    """``TypeError`` naming ``what`` (an entry point) unless ``result`` is a ``kind``."""
+    if not isinstance(result, kind):
+        raise TypeError(
+            f"{what} returned {type(result).__name__} {reprlib.repr(result)}, "
+            f"not a sekai.{kind.__name__}."
+        )
+
+
+def _resolve(entry_point: object, what: str) -> Callable[..., Any]:
+    """The callable an entry point (a ``"module.path:Attr"`` string or a callable) names."""
+    if isinstance(entry_point, str):
+        target = load_entry_point(entry_point)
+        if not callable(target):
+            raise TypeError(f"{what} {entry_point!r} is not callable.")
+        return target
+    if callable(entry_point):
+        return entry_point
+    raise TypeError(
+        f"{what} must be a 'module.path:Attr' string or a callable, "
+        f"got {type(entry_point).__name__} {entry_point!r}."
+    )
+
+
+def _make_from_spec(
+    spec: EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
+) -> Env[Any, Any]:
+    """Build, time-limit and wrap an environment as ``spec`` describes."""
+    if spec.entry_point is None:
+        raise EnvNotFound(spec.id)
+    override = _check_steps(max_episode_steps, "max_episode_steps", allow_unset=True)
+    steps = spec.max_episode_steps if override is None else (None if override == -1 else override)
+    merged = {**spec.kwargs, **kwargs}
+    used = dataclasses.replace(spec, kwargs=merged, max_episode_steps=steps)
+    creator = _resolve(spec.entry_point, f"Entry point of {spec.id!r}")
+    env = creator(**merged)
+    _check_built(env, Env, f"Entry point {_entry_point_name(spec.entry_point)} of {spec.id!r}")
+    env.spec = used
+    if steps is not None:
+        env = TimeLimit(env, max_episode_steps=steps)
+    for wrapper in spec.additional_wrappers:
+        wrapped = _resolve(wrapper.entry_point, f"Wrapper {wrapper.name!r} entry point")(
+            env, **wrapper.kwargs
+        )
+        _check_built(
+            wrapped,
+            Env,
+            f"Wrapper {wrapper.name!r} entry point {_entry_point_name(wrapper.entry_point)}",
+        )
+        env = wrapped
+    return env
 
 
 class EnvRegistry:
@@ -63,8 +151,10 @@ class EnvRegistry:
         kwargs: dict[str, Any] | None = None,
         additional_wrappers: tuple[WrapperSpec, ...] = (),
         vector_entry_point: str | Callable[..., Any] | None = None,
+        renderer: str | Callable[..., Any] | None = None,
     ) -> EnvSpec:
-        """Add an environment; the entry point is only resolved by ``make()``."""
+        """Add an environment; entry points are only resolved by ``make()`` (and
+        ``renderer_for()`` for the renderer)."""
         if _check_id(id) in self._specs:
             raise EnvAlreadyRegistered(id)
         new = EnvSpec(
@@ -76,6 +166,7 @@ class EnvRegistry:
             kwargs={} if kwargs is None else kwargs,
             additional_wrappers=additional_wrappers,
             vector_entry_point=vector_entry_point,
+            renderer=renderer,
         )
         self._specs[id] = new
         return new
@@ -130,18 +221,57 @@ class EnvRegistry:
             found = self.spec(_check_id(id))
         return _make_from_spec(found, max_episode_steps=max_episode_steps, **kwargs)
 
+    def renderer_for(
+        self, env_or_id: str | EnvSpec | Env[Any, Any] | VecEnv[Any, Any], **kwargs: Any
+    ) -> Renderer:
+        """A new renderer for an env id, a spec or an env built by ``make`` / ``make_vec``.
+
+        Calls the spec's ``renderer`` (an env's spec is ``env.spec``) with ``kwargs``, the
+        renderer's own options such as ``width`` and ``height``. ``ValueError`` when the spec
+        has no renderer or the env has no spec; ``TypeError`` for anything else.
+        """
+        if isinstance(env_or_id, str):
+            found = self.spec(env_or_id)
+        elif isinstance(env_or_id, EnvSpec):
+            self._check_data_entry_points(env_or_id)
+            found = env_or_id
+        elif not hasattr(env_or_id, "spec"):
+            raise TypeError(
+                "renderer_for() takes an env id, an EnvSpec or an env, "
+                f"got {type(env_or_id).__name__} {reprlib.repr(env_or_id)}."
+            )
+        elif isinstance(env_or_id.spec, EnvSpec):
+            self._check_data_entry_points(env_or_id.spec)
+            found = env_or_id.spec
+        else:
+            raise ValueError(
+                f"{env_or_id} has no spec, so its renderer is unknown: pass its env id, build "
+                "it with sekai.make() / sekai.make_vec(), or construct a renderer directly."
+            )
+        if found.renderer is None:
+            raise ValueError(
+                f"{found.id!r} has no renderer: register it with renderer='module.path:Attr' "
+                "(or a callable), or construct a renderer directly."
+            )
+        factory = _resolve(found.renderer, f"Renderer of {found.id!r}")
+        renderer = factory(**kwargs)
+        if not isinstance(renderer, Renderer):
+            raise TypeError(
+                f"Renderer {_entry_point_name(found.renderer)} of {found.id!r} returned "
+                f"{type(renderer).__name__} {reprlib.repr(renderer)}, which lacks render(env) "
+                "or close() (see sekai.rendering.Renderer)."
+            )
+        return renderer
+
     def _check_data_entry_points(self, spec: EnvSpec) -> None:
         """``ValueError`` unless each entry point ``spec`` read from data is registered here.
 
         Entry points from ``EnvSpec.from_json`` (``DataEntryPoint``) must equal the one
-        registered for ``spec.id`` (``entry_point``, ``vector_entry_point``) or, for
-        ``additional_wrappers``, the entry point of a wrapper of any registered spec.
+        registered for ``spec.id`` (``entry_point``, ``vector_entry_point``, ``renderer``) or,
+        for ``additional_wrappers``, the entry point of a wrapper of any registered spec.
         Entry points set in code are not checked.
         """
-        points: list[tuple[str, object]] = [
-            ("entry_point", spec.entry_point),
-            ("vector_entry_point", spec.vector_entry_point),
-        ]
+        points: list[tuple[str, object]] = [(key, getattr(spec, key)) for key in _OWN_ENTRY_POINTS]
         points += [
             (f"additional_wrappers[{i}] ({w.name!r}) entry point", w.entry_point)
             for i, w in enumerate(spec.additional_wrappers)
@@ -159,7 +289,7 @@ class EnvRegistry:
         refused = []
         for what, point in from_data:
             name = f"{what} {_entry_point_name(point)}"
-            if what in ("entry_point", "vector_entry_point"):
+            if what in _OWN_ENTRY_POINTS:
                 if registered is None:
                     refused.append(f"{name} ({spec.id!r} is not registered)")
                 elif point != getattr(registered, what):
@@ -229,12 +359,10 @@ def make(
 _VECTORIZATION_MODES = ["native", "sync", "async", "proc"]
 
 
-def _spawn_samplers(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` with every episode sampler replaced by its ``spawn()`` (per-sub-env copy)."""
-    from sekai.finance.sampling import EpisodeSampler
-
+def _per_sub_env(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with each ``PerSubEnv`` value replaced by its copy for one new sub-env."""
     return {
-        key: value.spawn() if isinstance(value, EpisodeSampler) else value
+        key: value.__copy_for_sub_env__() if isinstance(value, PerSubEnv) else value
         for key, value in kwargs.items()
     }
 
@@ -249,7 +377,7 @@ def _sub_env_factory(
 
     def env_fn() -> Env[Any, Any]:
         env = _make_from_spec(
-            found, max_episode_steps=-1 if steps is None else steps, **_spawn_samplers(kwargs)
+            found, max_episode_steps=-1 if steps is None else steps, **_per_sub_env(kwargs)
         )
         for wrapper in wrappers:
             env = wrapper(env)
@@ -271,10 +399,12 @@ def make_vec(
 
     ``vectorization_mode``: ``"native"`` (alias ``"vector_entry_point"``) uses the entry's
     ``vector_entry_point``; ``"sync"``, ``"async"`` and ``"proc"`` build the VecEnv of that
-    name from ``make()``d sub-envs, each wrapped by ``wrappers`` in order. None picks native
-    when the entry has one and no per-sub-env wrappers apply, else sync. ``vector_kwargs`` go
-    to the VecEnv constructor, other keyword arguments (``max_episode_steps`` included) to the
-    env. The result's ``spec`` records the merged kwargs and time limit.
+    name from ``make()``d sub-envs, each wrapped by ``wrappers`` in order; each sub-env gets
+    its own copy of every ``PerSubEnv`` keyword argument (such as a stateful episode sampler).
+    None picks native when the entry has one and no per-sub-env wrappers apply, else sync.
+    ``vector_kwargs`` go to the VecEnv constructor, other keyword arguments
+    (``max_episode_steps`` included) to the env. The result's ``spec`` records the merged
+    kwargs and time limit.
     """
     if isinstance(id, EnvSpec):
         default_registry._check_data_entry_points(id)
@@ -358,3 +488,14 @@ def register_namespace(namespace: str, loader: Callable[[], Any]) -> None:
 def pprint_registry() -> None:
     """Print the default registry's ``pprint()``."""
     print(default_registry.pprint())
+
+
+def renderer_for(
+    env_or_id: str | EnvSpec | Env[Any, Any] | VecEnv[Any, Any], **kwargs: Any
+) -> Renderer:
+    """A new renderer for a registered env id, a spec or an env (see
+    ``EnvRegistry.renderer_for``)."""
+    return default_registry.renderer_for(env_or_id, **kwargs)
+
+
+set_builder(make)

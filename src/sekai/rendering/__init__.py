@@ -2,18 +2,10 @@
 
 from sekai.rendering import charts
 from sekai.rendering.canvas import Canvas, rotate
-from sekai.rendering.dashboard import (
-    BarChart,
-    Column,
-    Dashboard,
-    LineChart,
-    Panel,
-    Row,
-    Series,
-    StackedArea,
-    Stat,
-    View,
-)
+from sekai.rendering.dashboard import Dashboard, Stat
+from sekai.rendering.history import View
+from sekai.rendering.layout import Column, Panel, Row
+from sekai.rendering.panels import BarChart, LineChart, Series, StackedArea
 from sekai.rendering.recorder import RecordFrames, save_gif, save_video
 from sekai.rendering.renderer import ANSIString, BaseRenderer, Renderer, RenderFrame, RGBArray
 from sekai.rendering.text import text_width

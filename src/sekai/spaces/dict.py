@@ -6,6 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from sekai.spaces._jsonable import space_from_jsonable
 from sekai.spaces.space import Space
 from sekai.utils.seeding import child_seeds, np_random
 
@@ -117,8 +118,6 @@ class Dict(Space[dict[Any, Any]]):
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> Dict:
         """Rebuild a Dict from ``to_jsonable()`` output."""
-        from sekai.spaces.utils import space_from_jsonable
-
         return cls({key: space_from_jsonable(sub) for key, sub in data["spaces"].items()})
 
     def __eq__(self, other: object) -> bool:

@@ -7,6 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from sekai.spaces._jsonable import space_from_jsonable
+from sekai.spaces._stacking import concatenate, iterate
+from sekai.spaces._stacking import holds_data as holds_data
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
@@ -28,15 +31,6 @@ def is_stackable(space: Space[Any]) -> bool:
     if isinstance(space, Tuple):
         return all(is_stackable(sub) for sub in space.spaces)
     return isinstance(space, _LEAVES)
-
-
-def holds_data(space: Space[Any]) -> bool:
-    """False for Dicts and Tuples made only of empty Dicts and Tuples, else True."""
-    if isinstance(space, Dict):
-        return any(holds_data(sub) for sub in space.spaces.values())
-    if isinstance(space, Tuple):
-        return any(holds_data(sub) for sub in space.spaces)
-    return True
 
 
 def empty_batch(space: Space[Any]) -> Any:
@@ -157,16 +151,12 @@ class Sequence(Space[Any]):
             return tuple(items)
         if not items:
             return empty_batch(self.feature_space)
-        from sekai.spaces.utils import concatenate
-
         return concatenate(self.feature_space, items)
 
     def elements(self, x: Any) -> list[Any]:
         """The list of elements of a sample (inverse of ``pack``)."""
         if not self.stack:
             return list(x)
-        from sekai.spaces.utils import iterate
-
         return list(iterate(self.feature_space, x))
 
     def contains(self, x: Any) -> bool:
@@ -195,8 +185,6 @@ class Sequence(Space[Any]):
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> Sequence:
         """Rebuild a Sequence from ``to_jsonable()`` output."""
-        from sekai.spaces.utils import space_from_jsonable
-
         return cls(
             space_from_jsonable(data["feature_space"]),
             max_length=data.get("max_length"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from sekai.spaces._jsonable import space_from_jsonable
 from sekai.spaces.space import Space
 from sekai.utils.seeding import child_seeds, np_random
 
@@ -86,8 +87,6 @@ class Tuple(Space[tuple[Any, ...]]):
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> Tuple:
         """Rebuild a Tuple from ``to_jsonable()`` output."""
-        from sekai.spaces.utils import space_from_jsonable
-
         return cls([space_from_jsonable(sub) for sub in data["spaces"]])
 
     def __eq__(self, other: object) -> bool:

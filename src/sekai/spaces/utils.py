@@ -7,7 +7,7 @@ All but the JSON pair are ``functools.singledispatch`` generics; custom spaces o
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from functools import singledispatch
 from typing import Any
 
@@ -28,13 +28,15 @@ from sekai.spaces._input_checks import (
     one_hot_picks,
     show,
 )
+from sekai.spaces._jsonable import register_space_type, space_from_jsonable
+from sekai.spaces._stacking import children, concatenate, iterate, zero_sample
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.masked_box import MaskedBox
 from sekai.spaces.multi_binary import MultiBinary
 from sekai.spaces.multi_discrete import MultiDiscrete
-from sekai.spaces.sequence import Sequence, holds_data
+from sekai.spaces.sequence import Sequence
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
 from sekai.utils.seeding import make_seed_sequence
@@ -58,20 +60,6 @@ def _unsupported(func: str, space: Any) -> NotImplementedError:
         f"{func} is not defined for {type(space).__name__}; "
         f"register an implementation with {func}.register({type(space).__name__})."
     )
-
-
-def _children(space: Dict | Tuple) -> list[Space[Any]]:
-    return list(space.spaces.values()) if isinstance(space, Dict) else list(space.spaces)
-
-
-def _values(space: Dict | Tuple, x: Any) -> list[Any]:
-    return [x[key] for key in space.spaces] if isinstance(space, Dict) else list(x)
-
-
-def _rebuild(space: Dict | Tuple, parts: Iterable[Any]) -> Any:
-    if isinstance(space, Dict):
-        return dict(zip(space.spaces, parts, strict=True))
-    return tuple(parts)
 
 
 # -- flatdim ----------------------------------------------------------------------------------
@@ -106,7 +94,7 @@ def _flatdim_multi_binary(space: MultiBinary) -> int:
 @flatdim.register(Dict)
 @flatdim.register(Tuple)
 def _flatdim_composite(space: Dict | Tuple) -> int:
-    return sum(flatdim(sub) for sub in _children(space))
+    return sum(flatdim(sub) for sub in children(space))
 
 
 # -- flatten ----------------------------------------------------------------------------------
@@ -272,10 +260,10 @@ def _unflatten_multi_binary(space: MultiBinary, x: Any) -> NDArray[np.int8]:
 def _split(space: Dict | Tuple, x: Any) -> list[NDArray[Any]]:
     """The flat vector ``x`` cut into one piece per sub-space."""
     arr = _flat_vector(space, x)
-    children = _children(space)
-    if not children:
+    subs = children(space)
+    if not subs:
         return []
-    return np.split(arr, np.cumsum([flatdim(sub) for sub in children])[:-1])
+    return np.split(arr, np.cumsum([flatdim(sub) for sub in subs])[:-1])
 
 
 @unflatten.register
@@ -337,7 +325,7 @@ def _flatten_space_discrete(space: Space[Any]) -> Box:
 @flatten_space.register(Dict)
 @flatten_space.register(Tuple)
 def _flatten_space_composite(space: Dict | Tuple) -> Box:
-    boxes = [flatten_space(sub) for sub in _children(space)]
+    boxes = [flatten_space(sub) for sub in children(space)]
     if not boxes:
         return Box([], [], (0,), np.float32)
     return Box(
@@ -416,38 +404,7 @@ def _batch_sequence(space: Sequence, n: int) -> Tuple:
     return Tuple(copies)
 
 
-# -- concatenate / iterate --------------------------------------------------------------------
-
-
-@singledispatch
-def concatenate(space: Space[Any], items: Iterable[Any]) -> Any:
-    """Stack samples of ``space`` into one batched sample (a list for unregistered spaces)."""
-    return list(items)
-
-
-@concatenate.register(Box)
-@concatenate.register(Discrete)
-@concatenate.register(MultiDiscrete)
-@concatenate.register(MultiBinary)
-def _concatenate_array(space: Space[Any], items: Iterable[Any]) -> NDArray[Any]:
-    rows = list(items)
-    if not rows:
-        raise ValueError("need at least one sample to concatenate")
-    # One array from the list: several times faster than np.stack for small samples, and it
-    # refuses samples of different shapes just the same.
-    return np.array(rows)
-
-
-@concatenate.register
-def _concatenate_dict(space: Dict, items: Iterable[Any]) -> dict[Any, Any]:
-    rows = list(items)
-    return {key: concatenate(sub, [row[key] for row in rows]) for key, sub in space.spaces.items()}
-
-
-@concatenate.register
-def _concatenate_tuple(space: Tuple, items: Iterable[Any]) -> tuple[Any, ...]:
-    rows = list(items)
-    return tuple(concatenate(sub, [row[i] for row in rows]) for i, sub in enumerate(space.spaces))
+# -- concatenate and zero_sample of Sequence and MaskedBox -------------------------------------
 
 
 @concatenate.register
@@ -455,107 +412,9 @@ def _concatenate_sequence(space: Sequence, items: Iterable[Any]) -> tuple[Any, .
     return tuple(items)
 
 
-@singledispatch
-def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
-    """Iterate over the samples in a batch (inverse of ``concatenate``)."""
-    return iter(batch)
-
-
-def _iterate_composite(space: Dict | Tuple, batch: Any) -> Iterator[Any]:
-    """Check the batch now (errors surface on the call), then yield its rows lazily."""
-    children = _children(space)
-    columns: list[list[Any] | None] = [
-        list(iterate(sub, value)) if holds_data(sub) else None
-        for sub, value in zip(children, _values(space, batch), strict=True)
-    ]
-    lengths = {len(col) for col in columns if col is not None}
-    if not lengths:
-        raise ValueError(f"Cannot iterate {space!r}: it has no sub-space holding data.")
-    if len(lengths) > 1:
-        raise ValueError(
-            f"Cannot iterate {space!r}: its sub-spaces hold different numbers of samples "
-            f"{sorted(lengths)}."
-        )
-    (count,) = lengths
-    fillers = [
-        None if col is not None else zero_sample(sub)
-        for sub, col in zip(children, columns, strict=True)
-    ]
-    return _iterate_rows(space, columns, fillers, count)
-
-
-def _iterate_rows(
-    space: Dict | Tuple, columns: list[list[Any] | None], fillers: list[Any], count: int
-) -> Iterator[Any]:
-    for i in range(count):
-        yield _rebuild(
-            space,
-            (
-                col[i] if col is not None else filler
-                for col, filler in zip(columns, fillers, strict=True)
-            ),
-        )
-
-
-@iterate.register
-def _iterate_dict(space: Dict, batch: Any) -> Iterator[Any]:
-    if not isinstance(batch, Mapping):
-        return iter(batch)
-    return _iterate_composite(space, batch)
-
-
-@iterate.register
-def _iterate_tuple(space: Tuple, batch: Any) -> Iterator[Any]:
-    if not isinstance(batch, tuple):
-        return iter(batch)
-    return _iterate_composite(space, batch)
-
-
-# -- zero_sample ------------------------------------------------------------------------------
-
-
-@singledispatch
-def zero_sample(space: Space[Any]) -> Any:
-    """A fixed, valid "zero" element of ``space``."""
-    raise TypeError(
-        f"zero_sample is not defined for {type(space).__name__}; "
-        f"register an implementation with zero_sample.register({type(space).__name__})."
-    )
-
-
-@zero_sample.register
-def _zero_box(space: Box) -> NDArray[Any]:
-    return space.zero()
-
-
-@zero_sample.register
-def _zero_discrete(space: Discrete) -> np.intp:
-    return np.intp(space.start)
-
-
-@zero_sample.register
-def _zero_multi_discrete(space: MultiDiscrete) -> NDArray[Any]:
-    return space.start.astype(space.dtype)
-
-
-@zero_sample.register
-def _zero_multi_binary(space: MultiBinary) -> NDArray[np.int8]:
-    return np.zeros(space.n, dtype=np.int8)
-
-
-@zero_sample.register
-def _zero_dict(space: Dict) -> dict[Any, Any]:
-    return {key: zero_sample(sub) for key, sub in space.spaces.items()}
-
-
 @zero_sample.register
 def _zero_masked_box(space: MaskedBox) -> dict[str, Any]:
     return space.empty()
-
-
-@zero_sample.register
-def _zero_tuple(space: Tuple) -> tuple[Any, ...]:
-    return tuple(zero_sample(sub) for sub in space.spaces)
 
 
 @zero_sample.register
@@ -565,33 +424,5 @@ def _zero_sequence(space: Sequence) -> Any:
 
 # -- JSON -------------------------------------------------------------------------------------
 
-_SPACE_TYPES: dict[str, type[Space[Any]]] = {
-    "Box": Box,
-    "Discrete": Discrete,
-    "MultiDiscrete": MultiDiscrete,
-    "MultiBinary": MultiBinary,
-    "Dict": Dict,
-    "Tuple": Tuple,
-    "Sequence": Sequence,
-    "MaskedBox": MaskedBox,
-}
-
-
-def register_space_type(name: str, cls: type[Space[Any]]) -> None:
-    """Make ``space_from_jsonable`` rebuild ``{"type": name, ...}`` with ``cls.from_jsonable``."""
-    if not isinstance(name, str):
-        raise TypeError(f"register_space_type name must be a str, got {name!r}.")
-    if not (isinstance(cls, type) and issubclass(cls, Space)):
-        raise TypeError(f"register_space_type cls must be a Space subclass, got {cls!r}.")
-    _SPACE_TYPES[name] = cls
-
-
-def space_from_jsonable(data: Mapping[str, Any]) -> Space[Any]:
-    """Rebuild a space from ``to_jsonable()`` output, dispatching on ``data["type"]``."""
-    if not isinstance(data, Mapping):
-        raise TypeError(f"space_from_jsonable expects a mapping, got {data!r}.")
-    kind = data.get("type")
-    cls = _SPACE_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise ValueError(f"Unknown space type {kind!r}; known types: {sorted(_SPACE_TYPES)}.")
-    return cls.from_jsonable(dict(data))
+for _cls in (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple, Sequence, MaskedBox):
+    register_space_type(_cls.__name__, _cls)

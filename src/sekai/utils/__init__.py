@@ -1,20 +1,14 @@
-"""Seeding, running statistics, normalisation, action masks and the env checker."""
+"""Ground-floor helpers: seeding, running statistics, validation and pickling.
+
+``sekai.utils`` sits below ``sekai.spaces``, so the action-mask helpers it also exports (from
+``sekai.spaces.masking``) load on first access rather than on import.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+from sekai.utils._moved import moved_names
 from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
 from sekai.utils.seeding import make_seed_sequence, np_random
-
-if TYPE_CHECKING:
-    from sekai.utils.masking import (
-        action_mask_space,
-        flatten_action_mask,
-        get_action_mask,
-        supports_action_mask,
-    )
 
 __all__ = [
     "np_random",
@@ -27,17 +21,8 @@ __all__ = [
     "flatten_action_mask",
 ]
 
-# sekai.spaces imports sekai.utils.seeding, so importing sekai.utils.masking (which needs
-# sekai.spaces) here would be circular: its names load on first access instead.
-_MASKING_NAMES = frozenset(
-    {"get_action_mask", "supports_action_mask", "action_mask_space", "flatten_action_mask"}
+__getattr__ = moved_names(
+    __name__,
+    "sekai.spaces.masking",
+    ["get_action_mask", "supports_action_mask", "action_mask_space", "flatten_action_mask"],
 )
-
-
-def __getattr__(name: str) -> Any:
-    """Load the action-mask helpers on first access."""
-    if name in _MASKING_NAMES:
-        value = getattr(importlib.import_module("sekai.utils.masking"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

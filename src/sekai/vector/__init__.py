@@ -1,10 +1,19 @@
-"""Vector environments: many copies of an environment stepped as one batch."""
+"""Vector environments: many copies of an environment stepped as one batch.
+
+The kit for native envs built on a single env (``TemplateVecEnv``, ``Param``,
+``float_actions``, ``replace_rows`` of ``sekai.vector.template``) is importable from here as
+well, outside ``__all__``.
+"""
 
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import NativeVecEnv, shared
 from sekai.vector.proc_vec_env import ProcVecEnv
 from sekai.vector.result import VecResetResult, VecStepResult, stack_infos
 from sekai.vector.sync_vec_env import SyncVecEnv
+from sekai.vector.template import Param as Param
+from sekai.vector.template import TemplateVecEnv as TemplateVecEnv
+from sekai.vector.template import float_actions as float_actions
+from sekai.vector.template import replace_rows as replace_rows
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.vec_wrapper import (
     VecActionWrapper,

@@ -23,7 +23,7 @@ from sekai.utils.seeding import check_seed, make_seed_sequence
 from sekai.vector.result import VecResetResult, VecStepResult
 
 if TYPE_CHECKING:
-    from sekai.registry.spec import EnvSpec
+    from sekai.core.spec import EnvSpec
 
 __all__ = ["VecEnv"]
 

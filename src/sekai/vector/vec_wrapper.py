@@ -16,7 +16,7 @@ from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
 if TYPE_CHECKING:
-    from sekai.registry.spec import EnvSpec
+    from sekai.core.spec import EnvSpec
     from sekai.spaces.space import Space
 
 __all__ = ["VecActionWrapper", "VecObservationWrapper", "VecRewardWrapper", "VecWrapper"]

@@ -13,7 +13,6 @@ from sekai._types import ActType, ObsType, SeedType
 from sekai.spaces.space import Space
 from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
-from sekai.utils.normalization import ObservationNormalizer, StatsKind
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
 from sekai.vector.native import LazyInfos
 from sekai.vector.result import VecResetResult, VecStepResult
@@ -24,6 +23,7 @@ from sekai.vector.vec_wrapper import (
     VecWrapper,
     set_info_entries,
 )
+from sekai.wrappers._normalizer import ObservationNormalizer, StatsKind
 
 __all__ = [
     "VecNormalizeObservation",

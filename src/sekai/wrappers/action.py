@@ -14,7 +14,7 @@ from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import ActionWrapper, Wrapper
 from sekai.spaces import Box, Space
-from sekai.utils.masking import get_action_mask, supports_action_mask
+from sekai.spaces.masking import get_action_mask, supports_action_mask
 from sekai.utils.seeding import make_seed_sequence, np_random
 from sekai.wrappers._args import check_int
 from sekai.wrappers._ordering import warn_if_autoreset_inside

@@ -9,8 +9,8 @@ from sekai._types import ActType, ObsType
 from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import ObservationWrapper, Wrapper
-from sekai.utils.normalization import ObservationNormalizer, StatsKind
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
+from sekai.wrappers._normalizer import ObservationNormalizer, StatsKind
 
 __all__ = ["NormalizeObservation", "NormalizeReward"]
 

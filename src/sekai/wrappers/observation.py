@@ -17,13 +17,13 @@ from sekai.core.wrapper import ObservationWrapper, Wrapper
 from sekai.spaces import Box, Dict, MaskedBox, MultiBinary, Space, Tuple
 from sekai.spaces import Sequence as SequenceSpace
 from sekai.spaces.box import float_dtype
-from sekai.spaces.utils import batch_space, concatenate, flatten, flatten_space, zero_sample
-from sekai.utils.masking import (
+from sekai.spaces.masking import (
     action_mask_space,
     flatten_action_mask,
     get_action_mask,
     supports_action_mask,
 )
+from sekai.spaces.utils import batch_space, concatenate, flatten, flatten_space, zero_sample
 from sekai.wrappers._args import check_int, func_or_fn
 from sekai.wrappers._ordering import warn_if_autoreset_inside
 from sekai.wrappers.common import TimeLimit

@@ -1,0 +1,102 @@
+"""``MarketRenderer``: the Market-v0 dashboard."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance.dashboard import EnvDashboard, base_env, market_subtitle, plural
+from sekai.envs.finance.market.env import MarketEnv
+from sekai.finance.rendering import UniverseChart
+from sekai.rendering.dashboard import BarChart, Column, LineChart, Row, Series, Stat
+from sekai.rendering.theme import Theme
+
+__all__ = ["MarketRenderer"]
+
+
+def _stressed(env: Any) -> bool:
+    regime = base_env(env).latent_state.get("regime", 0.0)
+    return bool(regime > 0)
+
+
+def _asset_name(base: MarketEnv, asset: Any) -> str:
+    if asset is None:
+        return ""
+    return f"Asset {asset + 1}" if base.data is None else str(asset)
+
+
+def _slot_names(env: Any) -> list[str]:
+    base = base_env(env)
+    return [_asset_name(base, asset) for asset in base.slot_assets]
+
+
+def _tradable(env: Any) -> NDArray[np.bool_]:
+    base = base_env(env)
+    return base.action_mask()[: base.max_assets].astype(bool)
+
+
+def _gross(env: Any) -> float:
+    return float(np.abs(base_env(env).weights).sum())
+
+
+class MarketRenderer(EnvDashboard):
+    """``MarketEnv``: equity (stressed regimes shaded), holdings across the universe over
+    time, and the current holdings. Configured on first sight of an env (slot names, and
+    regime shading when the simulation has a regime)."""
+
+    draws = MarketEnv
+    needs_reset = True
+
+    def __init__(
+        self,
+        *,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            subtitle=market_subtitle,
+            stats=[
+                Stat("Equity", "equity", "{:.4f}", delta="relative"),
+                Stat("Gross exposure", _gross, "{:.1%}"),
+                Stat("Tradable", lambda env: int(_tradable(env).sum()), plural("asset")),
+            ],
+            width=width,
+            height=height,
+            theme=theme,
+            window=window,
+        )
+        self.setup: tuple[Any, ...] | None = None
+
+    def check(self, env: Any) -> None:
+        """As ``Dashboard.check``; lays the panels out for the env's slots when they change."""
+        super().check(env)
+        base = base_env(env)
+        model = base.model
+        regime = model is not None and "regime" in model.state_spec()
+        fixed = base.max_assets >= base.n_total
+        if fixed:
+            labels = tuple(_slot_names(base))
+        else:
+            labels = tuple(f"Slot {i + 1}" for i in range(base.max_assets))
+        setup = (regime, labels)
+        if setup != self.setup:
+            self.setup = setup
+            self.set_layout(self._layout(regime, labels))
+
+    @staticmethod
+    def _layout(regime: bool, labels: Sequence[str]) -> Row:
+        equity = LineChart(
+            Series("equity", label="Equity", color="accent", fill=True),
+            title="Equity",
+            baseline=1.0,
+            shade=_stressed if regime else None,
+            shade_label="Stressed regime" if regime else None,
+        )
+        universe = UniverseChart("weights", available=_tradable, labels=_slot_names)
+        holdings = BarChart("weights", labels=labels, available=_tradable, title="Holdings")
+        return Row(Column(equity, universe), holdings, widths=(2.3, 1))

@@ -1,0 +1,67 @@
+"""``MarketMakingRenderer``: the MarketMaking-v0 dashboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sekai.envs.finance.dashboard import EnvDashboard, base_env, signed
+from sekai.envs.finance.market_making.env import MarketMakingEnv
+from sekai.finance.rendering import PriceChart
+from sekai.rendering.dashboard import LineChart, Series, Stat
+from sekai.rendering.theme import Theme
+
+__all__ = ["MarketMakingRenderer"]
+
+
+def _bought(env: Any) -> float | None:
+    base = base_env(env)
+    return float(base.bid) if base.bid_filled else None
+
+
+def _sold(env: Any) -> float | None:
+    base = base_env(env)
+    return float(base.ask) if base.ask_filled else None
+
+
+def _quoted_spread(env: Any) -> float:
+    base = base_env(env)
+    return float(base.ask - base.bid)
+
+
+class MarketMakingRenderer(EnvDashboard):
+    """``MarketMakingEnv``: the mid price with the quotes and fills, the inventory, and the
+    profit and loss."""
+
+    draws = MarketMakingEnv
+
+    def __init__(
+        self,
+        *,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            PriceChart(
+                "mid",
+                quotes=("bid", "ask"),
+                buys=_bought,
+                sells=_sold,
+                title="Mid price and quotes",
+                height=2,
+            ),
+            LineChart(Series("inventory", step=True, signed=True), title="Inventory"),
+            LineChart(Series("wealth", signed=True), title="Profit and loss", baseline=0.0),
+            subtitle="Simulated: Brownian mid price, Poisson fills",
+            stats=[
+                Stat("P&L", "wealth", signed(2)),
+                Stat("Inventory", "inventory", signed(0)),
+                Stat("Quoted spread", _quoted_spread, "{:.2f}"),
+                Stat("Time left", "time_remaining", "{:.2f}"),
+            ],
+            width=width,
+            height=height,
+            theme=theme,
+            window=window,
+        )

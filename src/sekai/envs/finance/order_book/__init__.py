@@ -1,0 +1,29 @@
+"""LimitOrderBook-v0 and ``LimitOrderBookMarket``: trade in a simulated limit order book.
+
+``env`` holds the single-agent ``LimitOrderBookEnv``, the multi-agent ``LimitOrderBookMarket``
+and the market-order codes ``SELL``, ``HOLD``, ``BUY``; ``viewer`` their dashboards
+``LimitOrderBookRenderer`` and ``LimitOrderBookMarketRenderer``. There is no native vector
+version.
+"""
+
+from sekai.envs.finance.order_book.env import (
+    BUY,
+    HOLD,
+    SELL,
+    LimitOrderBookEnv,
+    LimitOrderBookMarket,
+)
+from sekai.envs.finance.order_book.viewer import (
+    LimitOrderBookMarketRenderer,
+    LimitOrderBookRenderer,
+)
+
+__all__ = [
+    "BUY",
+    "HOLD",
+    "SELL",
+    "LimitOrderBookEnv",
+    "LimitOrderBookMarket",
+    "LimitOrderBookMarketRenderer",
+    "LimitOrderBookRenderer",
+]

@@ -1,0 +1,179 @@
+"""The LimitOrderBook-v0 and ``LimitOrderBookMarket`` dashboards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sekai.envs.finance.dashboard import EnvDashboard, base_env, plural, signed
+from sekai.envs.finance.order_book.env import LimitOrderBookEnv, LimitOrderBookMarket
+from sekai.finance.rendering import Fills, OrderBookChart, PriceChart
+from sekai.rendering.dashboard import Column, LineChart, Row, Series, Source, Stat, View
+from sekai.rendering.theme import Theme
+
+__all__ = ["LimitOrderBookMarketRenderer", "LimitOrderBookRenderer"]
+
+
+def _mid(env: Any) -> float:
+    return float(base_env(env).core.mid())
+
+
+def _best_bid(env: Any) -> int | None:
+    value: int | None = base_env(env).book.best_bid()
+    return value
+
+
+def _best_ask(env: Any) -> int | None:
+    value: int | None = base_env(env).book.best_ask()
+    return value
+
+
+def _spread(env: Any) -> int | None:
+    value: int | None = base_env(env).book.spread()
+    return value
+
+
+def _session_left(env: Any) -> float:
+    core = base_env(env).core
+    return float(max(core.session_length - core.elapsed, 0.0))
+
+
+def _wealth(env: Any) -> float:
+    base = base_env(env)
+    return float(base.trader.wealth(base.core.mid()))
+
+
+class _TraderPrice(PriceChart):
+    """The mid price and the market spread, with the agent's fills inferred from its
+    inventory and cash at price ``|Δcash/Δinventory|``."""
+
+    def __init__(self) -> None:
+        super().__init__(_mid, spread=(_best_bid, _best_ask), title="Mid price and fills")
+
+    def sources(self) -> dict[str, Source]:
+        """``PriceChart.sources`` plus ``inventory`` and ``cash``."""
+        return {**super().sources(), "inventory": "trader.inventory", "cash": "trader.cash"}
+
+    def fills(self, view: View) -> Fills:
+        """Net buys and sells of each step, at the sample that ends it."""
+        inventory, cash = view.values("inventory"), view.values("cash")
+        traded, paid = np.diff(inventory), np.diff(cash)
+        out: Fills = {"buys": [], "sells": []}
+        for i in np.flatnonzero(np.isfinite(traded) & (traded != 0)).tolist():
+            kind = "buys" if traded[i] > 0 else "sells"
+            out[kind].append((float(view.steps[i + 1]), float(abs(paid[i] / traded[i]))))
+        return out
+
+
+class LimitOrderBookRenderer(EnvDashboard):
+    """``LimitOrderBookEnv``: the mid price with the spread and the agent's fills, its
+    inventory and wealth, and the order book with its orders highlighted."""
+
+    draws = LimitOrderBookEnv
+
+    def __init__(
+        self,
+        *,
+        levels: int = 8,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        inventory = LineChart(
+            Series("trader.inventory", step=True, signed=True), title="Inventory", baseline=0.0
+        )
+        wealth = LineChart(Series(_wealth, signed=True), title="Wealth (ticks)", baseline=0.0)
+        book = OrderBookChart(
+            "book", owners={LimitOrderBookEnv.AGENT: ("You", "highlight")}, levels=levels
+        )
+        super().__init__(
+            Row(Column(_TraderPrice(), inventory, wealth), book, widths=(2.2, 1)),
+            subtitle="Simulated: zero-intelligence order flow",
+            stats=[
+                Stat("Wealth", _wealth, "{:,.1f}"),
+                Stat("Inventory", "trader.inventory", signed(0)),
+                Stat("Spread", _spread, plural("tick")),
+                Stat("Session left", _session_left, "{:,.1f}"),
+            ],
+            width=width,
+            height=height,
+            theme=theme,
+            window=window,
+        )
+
+
+def _trader_value(agent: str, field: str) -> Callable[[Any], float]:
+    def value(env: Any) -> float:
+        trader = env.traders[agent]
+        if field == "wealth":
+            return float(trader.wealth(env.core.mid()))
+        return float(trader.inventory)
+
+    return value
+
+
+def _market_owners(env: Any) -> dict[int, tuple[str, int]]:
+    """Every trader's owner id, with its name and palette slot."""
+    return {env.traders[a].owner: (a, i) for i, a in enumerate(env.possible_agents)}
+
+
+class LimitOrderBookMarketRenderer(EnvDashboard):
+    """``LimitOrderBookMarket``: each trader's inventory and wealth (one palette slot per
+    trader) over session time, and the order book with every trader's orders highlighted.
+    Configured on first sight of a market (its traders)."""
+
+    draws = LimitOrderBookMarket
+
+    def __init__(
+        self,
+        *,
+        levels: int = 8,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            subtitle="Simulated: zero-intelligence order flow",
+            stats=[
+                Stat("Traders", lambda env: len(env.possible_agents), "{:d}"),
+                Stat("Spread", _spread, plural("tick")),
+                Stat("Session left", _session_left, "{:,.1f}"),
+            ],
+            width=width,
+            height=height,
+            theme=theme,
+            step=lambda env: env.core.elapsed,
+            horizon=lambda env: env.core.session_length,
+            window=window,
+        )
+        self.book = OrderBookChart("book", owners=_market_owners, levels=levels)
+        self.agents: tuple[str, ...] | None = None
+
+    def check(self, env: Any) -> None:
+        """As ``Dashboard.check``; lays the panels out for the market's traders when they
+        change."""
+        super().check(env)
+        agents = tuple(env.possible_agents)
+        if agents != self.agents:
+            self.agents = agents
+            self.set_layout(self._layout(agents))
+
+    def _layout(self, agents: Sequence[str]) -> Row:
+        inventory = LineChart(
+            *(
+                Series(_trader_value(a, "inventory"), label=a, color=i, step=True)
+                for i, a in enumerate(agents)
+            ),
+            title="Inventory",
+            baseline=0.0,
+        )
+        wealth = LineChart(
+            *(Series(_trader_value(a, "wealth"), label=a, color=i) for i, a in enumerate(agents)),
+            title="Wealth (ticks)",
+            baseline=0.0,
+        )
+        return Row(Column(inventory, wealth), self.book, widths=(2.2, 1))

@@ -1,0 +1,75 @@
+"""``TradingRenderer``: the Trading-v0 dashboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sekai.envs.finance.dashboard import EnvDashboard, base_env, market_subtitle
+from sekai.envs.finance.trading.env import TradingEnv
+from sekai.finance.rendering import PriceChart
+from sekai.rendering.dashboard import LineChart, Series, Stat
+from sekai.rendering.theme import Theme
+
+__all__ = ["TradingRenderer"]
+
+_SNAP = 1e-9
+
+
+def _chosen_position(env: Any) -> float:
+    """The target position of the last action: 0 at step 0, else the drifted position ``p``
+    with the last price return ``r`` undone, ``p / (1 + r·(1 - p))`` (snapped to the
+    nearest of ``positions``)."""
+    base = base_env(env)
+    if base.elapsed_steps == 0:
+        return 0.0
+    p = float(base.position)
+    history = base.price_history
+    r = float(history[-1] / history[-2] - 1.0)
+    w = p / (1.0 + r * (1.0 - p))
+    nearest = float(base.positions[np.argmin(np.abs(base.positions - w))])
+    return nearest if abs(nearest - w) <= _SNAP * max(1.0, abs(w)) else w
+
+
+def _position_text(position: float) -> str:
+    if abs(position) < _SNAP:
+        return "Flat"
+    return f"{'Long' if position > 0 else 'Short'} {abs(position):.0%}"
+
+
+class TradingRenderer(EnvDashboard):
+    """``TradingEnv``: the price with the chosen position and the pre-episode context, and
+    equity against buy and hold."""
+
+    draws = TradingEnv
+    needs_reset = True
+
+    def __init__(
+        self,
+        *,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            PriceChart("price", position=_chosen_position, context="price_history", height=3),
+            LineChart(
+                Series("equity", label="Strategy", color="accent", fill=True),
+                Series("price", label="Buy and hold", color="neutral", rebase=1.0),
+                title="Equity",
+                baseline=1.0,
+                height=2,
+            ),
+            subtitle=market_subtitle,
+            stats=[
+                Stat("Equity", "equity", "{:.4f}", delta="relative"),
+                Stat("Position", _chosen_position, _position_text),
+                Stat("Price", "price"),
+            ],
+            width=width,
+            height=height,
+            theme=theme,
+            window=window,
+        )

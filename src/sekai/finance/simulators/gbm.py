@@ -1,0 +1,121 @@
+"""Geometric Brownian motion: the model, a one-path helper and random correlations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sekai.finance.simulators.base import (
+    Array,
+    Simulation,
+    _check_common,
+    _check_corr,
+    _from_log,
+    _FrozenModel,
+    _infer_n_assets,
+    _per_asset,
+    _positive,
+    _run_shape,
+    _shocks,
+)
+from sekai.utils.validation import check_int, check_real
+
+__all__ = ["GBM", "random_correlation", "simulate_gbm"]
+
+
+def _gbm_coefficients(mu: Array, sigma: Array, dt: float) -> tuple[Array, Array]:
+    return (mu - 0.5 * sigma**2) * dt, sigma * np.sqrt(dt)
+
+
+def _gbm_prices(z: Array, drift: Array, vol: Array, s0: Array, chol_t: Array | None) -> Array:
+    """Exact GBM prices from shocks ``z (..., n_steps, n)``; row 0 is ``s0``."""
+    return _from_log(s0, np.cumsum(drift + vol * _shocks(z, chol_t), axis=-2))
+
+
+class GBM(_FrozenModel):
+    """Geometric Brownian motion, exact: ``dlog S = (mu - sigma^2/2) dt + sigma sqrt(dt) z``."""
+
+    _fields = ("mu", "sigma", "s0", "corr", "dt", "n_assets")
+
+    mu: Array
+    sigma: Array
+    s0: Array
+    corr: Array | None
+    _drift: Array
+    _vol: Array
+    _chol_t: Array | None
+
+    def __init__(
+        self,
+        mu: Any = 0.0,
+        sigma: Any = 0.2,
+        *,
+        s0: Any = 100.0,
+        corr: Any = None,
+        dt: float = 1 / 252,
+        n_assets: int | None = None,
+    ) -> None:
+        n = _infer_n_assets(n_assets, {"mu": mu, "sigma": sigma, "s0": s0}, corr)
+        mu_a = _per_asset(mu, "mu", n)
+        sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
+        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
+        drift, vol = _gbm_coefficients(mu_a, sigma_a, dt)
+        self._set(
+            mu=mu_a,
+            sigma=sigma_a,
+            s0=s0_a,
+            corr=corr_a,
+            _n_assets=n,
+            _dt=dt,
+            _drift=drift,
+            _vol=vol,
+            _chol_t=chol_t,
+        )
+
+    def simulate(
+        self, rng: np.random.Generator, n_steps: int, *, n_paths: int | None = None
+    ) -> Simulation:
+        """One ``standard_normal((*paths, n_steps, n))`` draw turned into exact GBM prices."""
+        n_steps, paths = _run_shape(n_steps, n_paths)
+        z = rng.standard_normal((*paths, n_steps, self._n_assets))
+        return Simulation(_gbm_prices(z, self._drift, self._vol, self.s0, self._chol_t))
+
+
+def simulate_gbm(
+    rng: np.random.Generator,
+    n_steps: int,
+    *,
+    s0: Any = 100.0,
+    mu: Any = 0.0,
+    sigma: Any = 0.2,
+    dt: float = 1 / 252,
+    corr: Any = None,
+) -> Array:
+    """An exact log-normal GBM path: ``(n_steps+1,)`` for scalar parameters, else ``(..., n)``.
+
+    Draws ``rng.standard_normal((n_steps, n))`` once; row 0 is ``s0``.
+    """
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    params = {"s0": s0, "mu": mu, "sigma": sigma}
+    n = _infer_n_assets(None, params, corr)
+    mu_a = _per_asset(mu, "mu", n)
+    sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
+    s0_a = _per_asset(s0, "s0", n, low=0.0, strict=True)
+    dt = _positive(dt, "dt")
+    chol_t = None if corr is None else _check_corr(corr, n)[1]
+    drift, vol = _gbm_coefficients(mu_a, sigma_a, dt)
+    z = rng.standard_normal((n_steps, n))
+    prices = _gbm_prices(z, drift, vol, s0_a, chol_t)
+    scalar = n == 1 and all(np.ndim(v) == 0 for v in params.values())
+    return prices[:, 0] if scalar else prices
+
+
+def random_correlation(rng: np.random.Generator, n: int, strength: float = 0.5) -> Array:
+    """A random ``(n, n)`` correlation matrix from ``max(1, n//2)`` factors of ``strength``."""
+    n = check_int(n, "n", low=1)
+    strength = check_real(strength, "strength", low=0.0, high=1.0, high_open=True)
+    factors = rng.standard_normal((n, max(1, n // 2))) * strength
+    cov = factors @ factors.T + (1.0 - strength**2) * np.eye(n)
+    d = np.sqrt(np.diag(cov))
+    return cov / np.outer(d, d)
