@@ -67,7 +67,7 @@ def test_construction() -> None:
             Canvas(bad, 3)
         with pytest.raises(ValueError):
             Canvas(3, bad)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         Canvas(2.5, 3)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Canvas(2, 2, (0, 0))

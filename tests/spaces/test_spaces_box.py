@@ -144,7 +144,7 @@ def test_float_bounds_beyond_int64_saturate_exactly() -> None:
         ({"low": 0, "high": 1, "dtype": None}, TypeError, "dtype"),
         ({"low": 0, "high": 1, "dtype": np.str_}, TypeError, "dtype"),
         ({"low": 0, "high": 1, "shape": 3}, TypeError, "shape"),
-        ({"low": 0, "high": 1, "shape": (1.5,)}, TypeError, "shape"),
+        ({"low": 0, "high": 1, "shape": (1.5,)}, ValueError, "shape"),
         ({"low": 0, "high": 1, "shape": (-1,)}, ValueError, "shape"),
         ({"low": "a", "high": 1}, TypeError, "low"),
         ({"low": 0, "high": object()}, TypeError, "high"),

@@ -192,7 +192,7 @@ def test_sequence_validation() -> None:
         Sequence(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_length"):
         Sequence(Discrete(2), max_length=-1)
-    with pytest.raises(TypeError, match="max_length"):
+    with pytest.raises(ValueError, match="max_length"):
         Sequence(Discrete(2), max_length=2.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="stack"):
         Sequence(Sequence(Discrete(2)), stack=True)
@@ -349,7 +349,7 @@ def test_masked_box_structure() -> None:
 def test_masked_box_validation() -> None:
     with pytest.raises(ValueError, match="max_size"):
         MaskedBox(0.0, 1.0, (2,), max_size=0)
-    with pytest.raises(TypeError, match="max_size"):
+    with pytest.raises(ValueError, match="max_size"):
         MaskedBox(0.0, 1.0, (2,), max_size=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fill_value"):
         MaskedBox(0.0, 1.0, (2,), max_size=2, fill_value=2.0)

@@ -174,7 +174,7 @@ def test_batch_space() -> None:
         batch_space(Custom(), 2)
     with pytest.raises(ValueError, match="n must be"):
         batch_space(Discrete(2), -1)
-    with pytest.raises(TypeError, match="n must be"):
+    with pytest.raises(ValueError, match="n must be"):
         batch_space(Box(0.0, 1.0), 2.0)  # type: ignore[arg-type]
 
 

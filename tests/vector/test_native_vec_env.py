@@ -83,7 +83,7 @@ def test_validation() -> None:
         DriftVecEnv(0)
     with pytest.raises(ValueError, match="max_episode_steps"):
         DriftVecEnv(2, max_episode_steps=0)
-    with pytest.raises(TypeError, match="num_envs"):
+    with pytest.raises(ValueError, match="num_envs"):
         DriftVecEnv(2.5)  # type: ignore[arg-type]
 
 

@@ -239,7 +239,7 @@ def test_action_repeat_sums_rewards_and_stops_on_done() -> None:
 def test_action_repeat_validation_and_check_env() -> None:
     with pytest.raises(ValueError):
         ActionRepeat(CountEnv(), 0)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         ActionRepeat(CountEnv(), 2.0)  # type: ignore[arg-type]
     assert check_env(ActionRepeat(sekai.make("CartPole-v1"), 4)) == []
 

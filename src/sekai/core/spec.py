@@ -19,6 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sekai.utils.validation import check_int
+
 __all__ = [
     "DataEntryPoint",
     "EnvSpec",
@@ -101,14 +103,13 @@ def _check_steps(value: Any, what: str, *, allow_unset: bool) -> int | None:
     """``value`` as an int step limit (None kept); -1 is accepted when ``allow_unset``."""
     if value is None:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int or None, got {type(value).__name__} {value!r}.")
+    value = check_int(value, what)
     if value < 1 and not (allow_unset and value == -1):
         hint = (
             "a positive int, -1 for no limit, or None" if allow_unset else "a positive int or None"
         )
         raise ValueError(f"{what} must be {hint}, got {value}.")
-    return int(value)
+    return value
 
 
 @dataclass

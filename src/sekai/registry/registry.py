@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
-import numbers
 import re
 import reprlib
 from collections.abc import Callable, Iterable
@@ -27,6 +26,7 @@ from sekai.core.spec import (
 )
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.rendering import Renderer
+from sekai.utils.validation import check_int
 from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
 from sekai.wrappers.common import TimeLimit
 
@@ -411,11 +411,7 @@ def make_vec(
         found = id
     else:
         found = default_registry.spec(_check_id(id))
-    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
-        raise TypeError(f"num_envs must be an int, got {type(num_envs).__name__} {num_envs!r}.")
-    if num_envs < 1:
-        raise ValueError(f"num_envs must be >= 1, got {num_envs}.")
-    num_envs = int(num_envs)
+    num_envs = check_int(num_envs, "make_vec: num_envs", low=1)
     override = _check_steps(
         env_kwargs.pop("max_episode_steps", None), "max_episode_steps", allow_unset=True
     )

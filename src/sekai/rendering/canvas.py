@@ -22,6 +22,7 @@ from sekai.rendering.coverage import (
     interval_cover,
     ring_edges,
 )
+from sekai.utils.validation import check_int
 
 __all__ = ["Canvas", "rotate"]
 
@@ -130,13 +131,8 @@ class Canvas:
         *,
         antialias: bool = False,
     ) -> None:
-        for name, value in (("width", width), ("height", height)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise TypeError(f"Canvas {name} must be an int, got {value!r}.")
-            if value < 1:
-                raise ValueError(f"Canvas {name} must be at least 1, got {value}.")
-        self.width = int(width)
-        self.height = int(height)
+        self.width = check_int(width, "Canvas width", low=1)
+        self.height = check_int(height, "Canvas height", low=1)
         self.antialias = bool(antialias)
         self.pixels: NDArray[np.uint8] = np.empty((self.height, self.width, 3), dtype=np.uint8)
         self.pixels[...] = _ink(background)

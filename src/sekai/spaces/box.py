@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -151,8 +152,11 @@ def _parse_shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
         raise TypeError(f"Box shape must be a tuple of ints, got {shape!r}.")
     dims = tuple(shape)
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
-        raise TypeError(f"Box shape must be a tuple of ints, got {shape!r}.")
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
+            raise TypeError(f"Box shape must be a tuple of ints, got {shape!r}.")
+        if not isinstance(d, numbers.Integral):
+            raise ValueError(f"Box shape must be a tuple of ints, got {shape!r}.")
     if any(d < 0 for d in dims):
         raise ValueError(f"Box shape must have non-negative entries, got {shape!r}.")
     return tuple(int(d) for d in dims)

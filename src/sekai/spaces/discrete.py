@@ -9,14 +9,14 @@ import numpy as np
 
 from sekai._types import SeedType
 from sekai.spaces.space import Space
+from sekai.utils.validation import check_int
 
 __all__ = ["Discrete"]
 
 
 def _check_int(value: Any, name: str, owner: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{owner} {name} must be an int, got {value!r}.")
-    return int(value)
+    """``value`` as an int, its errors naming ``owner`` and ``name``."""
+    return check_int(value, f"{owner} {name}")
 
 
 class Discrete(Space[np.intp]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,13 +16,16 @@ __all__ = ["MultiBinary"]
 
 
 def _parse_n(n: Any) -> tuple[int, ...]:
-    dims = (n,) if isinstance(n, (int, np.integer)) else n
-    if (
-        isinstance(dims, (str, bytes))
-        or not hasattr(dims, "__iter__")
-        or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims)
-    ):
-        raise TypeError(f"MultiBinary n must be an int or a tuple of ints, got {n!r}.")
+    dims = (n,) if isinstance(n, numbers.Number) else n
+    message = f"MultiBinary n must be an int or a tuple of ints, got {n!r}."
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(message)
+    dims = tuple(dims)
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
+            raise TypeError(message)
+        if not isinstance(d, numbers.Integral):
+            raise ValueError(message)
     out = tuple(int(d) for d in dims)
     if any(d < 0 for d in out):
         raise ValueError(f"MultiBinary n must be non-negative, got {n!r}.")

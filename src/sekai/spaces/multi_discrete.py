@@ -20,7 +20,8 @@ def _int_array(value: Any, name: str) -> NDArray[np.int64]:
     except ValueError as exc:
         raise ValueError(f"MultiDiscrete {name} must be a rectangular array of ints.") from exc
     if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"MultiDiscrete {name} must hold ints, got {value!r}.")
+        error = ValueError if arr.dtype.kind in "fc" else TypeError
+        raise error(f"MultiDiscrete {name} must hold ints, got {value!r}.")
     return arr.astype(np.int64)
 
 

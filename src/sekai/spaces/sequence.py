@@ -18,6 +18,7 @@ from sekai.spaces.multi_discrete import MultiDiscrete
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
 from sekai.utils.seeding import child_seeds, np_random
+from sekai.utils.validation import check_int
 
 __all__ = ["Sequence"]
 
@@ -89,11 +90,7 @@ class Sequence(Space[Any]):
         if not isinstance(feature_space, Space):
             raise TypeError(f"Sequence feature_space must be a Space, got {feature_space!r}.")
         if max_length is not None:
-            if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)):
-                raise TypeError(f"Sequence max_length must be an int or None, got {max_length!r}.")
-            if max_length < 0:
-                raise ValueError(f"Sequence max_length must be >= 0, got {max_length}.")
-            max_length = int(max_length)
+            max_length = check_int(max_length, "Sequence max_length", low=0)
         if stack:
             if not is_stackable(feature_space):
                 raise TypeError(

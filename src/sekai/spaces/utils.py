@@ -40,6 +40,7 @@ from sekai.spaces.sequence import Sequence
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
 from sekai.utils.seeding import make_seed_sequence
+from sekai.utils.validation import check_int
 
 __all__ = [
     "batch_space",
@@ -345,11 +346,7 @@ def batch_space(space: Space[Any], n: int) -> Space[Any]:
 
 
 def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"batch_space n must be an int, got {n!r}.")
-    if n < 0:
-        raise ValueError(f"batch_space n must be >= 0, got {n}.")
-    return int(n)
+    return check_int(n, "batch_space n", low=0)
 
 
 @batch_space.register

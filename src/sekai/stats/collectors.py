@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from sekai.stats.tracker import EpisodeStats
+from sekai.utils.validation import check_int
 
 __all__ = ["InMemoryTracker", "LoggingTracker"]
 
@@ -16,12 +17,7 @@ class InMemoryTracker:
 
     def __init__(self, max_episodes: int | None = 100) -> None:
         if max_episodes is not None:
-            if isinstance(max_episodes, bool) or not isinstance(max_episodes, int):
-                raise TypeError(
-                    f"max_episodes must be an int or None, got {type(max_episodes).__name__}."
-                )
-            if max_episodes < 1:
-                raise ValueError(f"max_episodes must be at least 1 or None, got {max_episodes}.")
+            max_episodes = check_int(max_episodes, "InMemoryTracker: max_episodes", low=1)
         self.episodes: deque[EpisodeStats] = deque(maxlen=max_episodes)
         self._current_return = 0.0
         self._current_length = 0

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from sekai.utils.validation import check_int, check_real
 
 __all__ = ["ExponentialMovingStats", "NonFinitePolicy", "RunningMeanStd"]
 
@@ -37,10 +39,9 @@ def _nonfinite_error(owner: str, bad: int, total: int) -> ValueError:
 
 
 def _shape(shape: Any, owner: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"{owner}: shape must be a tuple of ints, got {shape!r}.") from None
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
+        raise TypeError(f"{owner}: shape must be a tuple of ints, got {shape!r}.")
+    return tuple(check_int(d, f"{owner}: shape entry", low=0) for d in shape)
 
 
 def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[np.float64]:
@@ -208,9 +209,7 @@ class RunningMeanStd(_MomentStats):
         nonfinite: NonFinitePolicy = "raise",
     ) -> None:
         self.nonfinite = check_nonfinite(nonfinite, "RunningMeanStd")
-        epsilon = float(epsilon)
-        if not epsilon >= 0.0:
-            raise ValueError(f"RunningMeanStd: epsilon must be >= 0, got {epsilon}.")
+        epsilon = check_real(epsilon, "RunningMeanStd: epsilon", low=0.0)
         self.shape = _shape(shape, "RunningMeanStd")
         self.epsilon = epsilon
         self._mean = np.zeros(self.shape, dtype=np.float64)
@@ -293,10 +292,8 @@ class ExponentialMovingStats(_MomentStats):
 
     @staticmethod
     def _check_halflife(halflife: float) -> float:
-        value = float(halflife)
-        if not value > 0.0:
-            raise ValueError(f"ExponentialMovingStats: halflife must be > 0, got {halflife!r}.")
-        return value
+        name = "ExponentialMovingStats: halflife"
+        return check_real(halflife, name, low=0.0, low_open=True, finite=False)
 
     @property
     def decay(self) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -27,13 +28,16 @@ def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
 def check_seed(seed: object, expected: str = _EXPECTED) -> int | np.random.Generator | None:
     """``seed`` as ``np_random`` (so ``Env.reset``) takes it: None, a Generator or an int >= 0.
 
-    numpy ints become Python ints; bools and other types raise ``TypeError`` (its message says
-    the seed must be ``expected``), negative ints ``ValueError``.
+    numpy ints become Python ints; negative ints and other real numbers (``2.5``, ``2.0``) raise
+    ``ValueError``; bools and other types ``TypeError`` (its message says the seed must be
+    ``expected``).
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Real):
         raise TypeError(f"seed must be {expected}, got {seed!r}.")
+    if not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
     value = int(seed)
     if value < 0:
         raise ValueError(f"seed must be a non-negative int, got {value}.")

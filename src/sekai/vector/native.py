@@ -20,6 +20,7 @@ from sekai.spaces.dict import Dict
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
 from sekai.utils.seeding import np_random
+from sekai.utils.validation import check_int
 from sekai.vector.lazy_infos import LazyInfos as LazyInfos
 from sekai.vector.lazy_infos import check_info_arrays
 from sekai.vector.lazy_infos import split_infos as split_infos
@@ -81,21 +82,11 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
         autoreset: bool = True,
         max_episode_steps: int | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise TypeError(f"num_envs must be an int, got {num_envs!r}.")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}.")
+        owner = type(self).__name__
+        num_envs = check_int(num_envs, f"{owner}: num_envs", low=1)
         if max_episode_steps is not None:
-            if isinstance(max_episode_steps, bool) or not isinstance(
-                max_episode_steps, (int, np.integer)
-            ):
-                raise TypeError(
-                    f"max_episode_steps must be an int or None, got {max_episode_steps!r}."
-                )
-            if max_episode_steps < 1:
-                raise ValueError(f"max_episode_steps must be >= 1, got {max_episode_steps}.")
-            max_episode_steps = int(max_episode_steps)
-        n = int(num_envs)
+            max_episode_steps = check_int(max_episode_steps, f"{owner}: max_episode_steps", low=1)
+        n = num_envs
         self.num_envs = n
         self.observation_space = observation_space
         self.action_space = action_space

@@ -77,12 +77,12 @@ class TemplateVecEnv(NativeVecEnv, Generic[EnvT]):
     """A native vector env whose parameters are those of one single env, ``template``.
 
     ``TemplateVecEnv(num_envs, *, autoreset=True, max_episode_steps=None, **kwargs)`` builds
-    ``template = env_class(**kwargs)`` and takes its spaces. Subclasses set ``env_class``,
-    declare each parameter as a ``Param`` class attribute and implement the ``NativeVecEnv``
-    hooks; ``metadata`` is one already (read-only: the single env class's). For parameters,
-    ``get_attr``/``call`` give ``[value] * num_envs`` and ``set_attr`` takes one value, or a
-    ``num_envs``-long list of equal values (``ValueError`` for different ones); other names
-    follow ``NativeVecEnv``.
+    ``template = env_class(**kwargs)``, takes its spaces and calls ``_allocate()``. Subclasses
+    set ``env_class``, declare each parameter as a ``Param`` class attribute, create their
+    state arrays in ``_allocate`` and implement the ``NativeVecEnv`` hooks; ``metadata`` is
+    one already (read-only: the single env class's). For parameters, ``get_attr``/``call``
+    give ``[value] * num_envs`` and ``set_attr`` takes one value, or a ``num_envs``-long list
+    of equal values (``ValueError`` for different ones); other names follow ``NativeVecEnv``.
     """
 
     env_class: ClassVar[type[Env[Any, Any]]]
@@ -106,6 +106,11 @@ class TemplateVecEnv(NativeVecEnv, Generic[EnvT]):
             autoreset=autoreset,
             max_episode_steps=max_episode_steps,
         )
+        self._allocate()
+
+    def _allocate(self) -> None:
+        """Create the state arrays; called last in ``__init__``, with ``template`` and the
+        spaces set (none by default)."""
 
     @classmethod
     def _param(cls, name: str) -> Param | None:

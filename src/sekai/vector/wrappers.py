@@ -14,6 +14,7 @@ from sekai.spaces.space import Space
 from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
+from sekai.utils.validation import check_int, check_real
 from sekai.vector.native import LazyInfos
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
@@ -56,14 +57,9 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     ) -> None:
         super().__init__(venv)
         owner = type(self).__name__
-        if isinstance(deque_size, (bool, np.bool_)) or not isinstance(
-            deque_size, (int, np.integer)
-        ):
-            raise TypeError(f"{owner}: deque_size must be an int, got {type(deque_size).__name__}.")
-        if deque_size < 1:
-            raise ValueError(f"{owner}: deque_size must be at least 1, got {deque_size}.")
+        deque_size = check_int(deque_size, f"{owner}: deque_size", low=1)
         if tracker is None:
-            tracker = InMemoryTracker(max_episodes=int(deque_size))
+            tracker = InMemoryTracker(max_episodes=deque_size)
         elif not isinstance(tracker, StatsTracker):
             raise TypeError(
                 f"{owner}: tracker must implement sekai.stats.StatsTracker "
@@ -241,13 +237,8 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         super().__init__(venv)
         owner = type(self).__name__
         nonfinite = check_nonfinite(nonfinite, owner)
-        gamma, epsilon = float(gamma), float(epsilon)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"{owner}: gamma must be in [0, 1], got {gamma}.")
-        if not epsilon >= 0.0:
-            raise ValueError(f"{owner}: epsilon must be >= 0, got {epsilon}.")
-        self.gamma = gamma
-        self.epsilon = epsilon
+        self.gamma = check_real(gamma, f"{owner}: gamma", low=0.0, high=1.0)
+        self.epsilon = check_real(epsilon, f"{owner}: epsilon", low=0.0)
         self.return_rms = RunningMeanStd(shape=(), nonfinite=nonfinite)
         self.return_rms._owner = f"{owner} (discounted returns)"
         self.update_running_mean = True

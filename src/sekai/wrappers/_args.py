@@ -6,18 +6,19 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from sekai.utils import validation
 
-__all__ = ["check_int", "func_or_fn"]
+__all__ = ["check_int", "check_real", "func_or_fn"]
 
 
 def check_int(value: Any, name: str, owner: str, minimum: int) -> int:
-    """``value`` as an int; ``TypeError`` if it is not one, ``ValueError`` below ``minimum``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}.")
-    if value < minimum:
-        raise ValueError(f"{owner}: {name} must be at least {minimum}, got {value}.")
-    return int(value)
+    """``value`` as an int of at least ``minimum``, checked as ``sekai.utils.validation`` does."""
+    return validation.check_int(value, f"{owner}: {name}", low=minimum)
+
+
+def check_real(value: Any, name: str, owner: str, **bounds: Any) -> float:
+    """``value`` as a float within ``bounds`` (those of ``sekai.utils.validation.check_real``)."""
+    return validation.check_real(value, f"{owner}: {name}", **bounds)
 
 
 def func_or_fn(

@@ -15,6 +15,7 @@ from sekai.utils.running_stats import (
     RunningMeanStd,
     check_nonfinite,
 )
+from sekai.wrappers._args import check_real
 
 __all__ = ["ObservationNormalizer", "StatsKind"]
 
@@ -244,10 +245,9 @@ class ObservationNormalizer:
             raise ValueError(
                 f"ObservationNormalizer: stats must be 'running' or 'ewm', got {stats!r}."
             )
-        if clip is not None and not float(clip) > 0.0:
-            raise ValueError(f"ObservationNormalizer: clip must be > 0 or None, got {clip!r}.")
-        if not float(epsilon) >= 0.0:
-            raise ValueError(f"ObservationNormalizer: epsilon must be >= 0, got {epsilon!r}.")
+        if clip is not None:
+            clip = check_real(clip, "clip", "ObservationNormalizer", low=0.0, low_open=True)
+        epsilon = check_real(epsilon, "epsilon", "ObservationNormalizer", low=0.0)
         if not isinstance(space, Space):
             raise TypeError(
                 f"ObservationNormalizer expects a sekai Space, got {type(space).__name__}."

@@ -16,7 +16,8 @@ from sekai.core.wrapper import ActionWrapper, Wrapper
 from sekai.spaces import Box, Space
 from sekai.spaces.masking import get_action_mask, supports_action_mask
 from sekai.utils.seeding import make_seed_sequence, np_random
-from sekai.wrappers._args import check_int
+from sekai.utils.validation import check_array
+from sekai.wrappers._args import check_int, check_real
 from sekai.wrappers._ordering import warn_if_autoreset_inside
 
 __all__ = ["ActionRepeat", "ClipAction", "DelayAction", "RescaleAction", "StickyAction"]
@@ -60,8 +61,10 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[Any], NDArray[Any]]):
         if not all(space.is_bounded):
             raise ValueError(f"RescaleAction needs finite action bounds, got {space!r}.")
         dtype, shape = space.dtype, space.shape
-        self.min_action = np.array(np.broadcast_to(np.asarray(min_action, dtype), shape))
-        self.max_action = np.array(np.broadcast_to(np.asarray(max_action, dtype), shape))
+        lo = check_array(min_action, "RescaleAction: min_action")
+        hi = check_array(max_action, "RescaleAction: max_action")
+        self.min_action = np.array(np.broadcast_to(lo.astype(dtype), shape))
+        self.max_action = np.array(np.broadcast_to(hi.astype(dtype), shape))
         finite = np.isfinite(self.min_action).all() and np.isfinite(self.max_action).all()
         if not finite or np.any(self.min_action >= self.max_action):
             raise ValueError(
@@ -111,13 +114,14 @@ class StickyAction(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     def __init__(self, env: Env[ObsType, ActType], repeat_action_probability: float) -> None:
         super().__init__(env)
-        p = float(repeat_action_probability)
-        if not 0.0 <= p < 1.0:
-            raise ValueError(
-                "StickyAction: repeat_action_probability must be in [0, 1), "
-                f"got {repeat_action_probability!r}."
-            )
-        self.repeat_action_probability = p
+        self.repeat_action_probability = check_real(
+            repeat_action_probability,
+            "repeat_action_probability",
+            "StickyAction",
+            low=0.0,
+            high=1.0,
+            high_open=True,
+        )
         self._sticky_rng: np.random.Generator = np_random()[0]
         self._last_action: Any = None
         warn_if_autoreset_inside(self, env)

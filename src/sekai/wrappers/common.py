@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-import numpy as np
-
 from sekai._types import ActType, ObsType, SeedType
 from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
@@ -14,17 +12,10 @@ from sekai.core.wrapper import Wrapper, _ResultWrapper
 from sekai.error import ResetRequired
 from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
+from sekai.wrappers._args import check_int
 from sekai.wrappers._ordering import warn_if_autoreset_inside
 
 __all__ = ["AutoReset", "OrderEnforcing", "RecordEpisodeStatistics", "TimeLimit"]
-
-
-def _positive_int(value: Any, name: str, owner: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}.")
-    if value < 1:
-        raise ValueError(f"{owner}: {name} must be at least 1, got {value}.")
-    return int(value)
 
 
 class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
@@ -35,7 +26,7 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
         super().__init__(env)
-        self.max_episode_steps = _positive_int(max_episode_steps, "max_episode_steps", "TimeLimit")
+        self.max_episode_steps = check_int(max_episode_steps, "max_episode_steps", "TimeLimit", 1)
         self._elapsed_steps = 0
         warn_if_autoreset_inside(self, env)
 
@@ -177,7 +168,7 @@ class RecordEpisodeStatistics(_ResultWrapper[ObsType, ActType, ObsType]):
         deque_size: int = 100,
     ) -> None:
         super().__init__(env)
-        deque_size = _positive_int(deque_size, "deque_size", "RecordEpisodeStatistics")
+        deque_size = check_int(deque_size, "deque_size", "RecordEpisodeStatistics", 1)
         if tracker is None:
             tracker = InMemoryTracker(max_episodes=deque_size)
         elif not isinstance(tracker, StatsTracker):

@@ -10,6 +10,7 @@ from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import ObservationWrapper, Wrapper
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
+from sekai.wrappers._args import check_real
 from sekai.wrappers._normalizer import ObservationNormalizer, StatsKind
 
 __all__ = ["NormalizeObservation", "NormalizeReward"]
@@ -103,13 +104,8 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
     ) -> None:
         super().__init__(env)
         nonfinite = check_nonfinite(nonfinite, "NormalizeReward")
-        gamma, epsilon = float(gamma), float(epsilon)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"NormalizeReward: gamma must be in [0, 1], got {gamma}.")
-        if not epsilon >= 0.0:
-            raise ValueError(f"NormalizeReward: epsilon must be >= 0, got {epsilon}.")
-        self.gamma = gamma
-        self.epsilon = epsilon
+        self.gamma = check_real(gamma, "gamma", "NormalizeReward", low=0.0, high=1.0)
+        self.epsilon = check_real(epsilon, "epsilon", "NormalizeReward", low=0.0)
         self.return_rms = RunningMeanStd(shape=(), nonfinite=nonfinite)
         self.return_rms._owner = "NormalizeReward (discounted return)"
         self.update_running_mean = True

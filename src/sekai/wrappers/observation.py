@@ -24,6 +24,7 @@ from sekai.spaces.masking import (
     supports_action_mask,
 )
 from sekai.spaces.utils import batch_space, concatenate, flatten, flatten_space, zero_sample
+from sekai.utils.validation import check_array
 from sekai.wrappers._args import check_int, func_or_fn
 from sekai.wrappers._ordering import warn_if_autoreset_inside
 from sekai.wrappers.common import TimeLimit
@@ -148,8 +149,9 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
             raise ValueError(f"RescaleObservation needs finite observation bounds, got {space!r}.")
         self._dtype = dtype = float_dtype(space.dtype)
         shape = space.shape
-        lo = np.broadcast_to(np.asarray(min_obs, dtype=np.float64), shape)
-        hi = np.broadcast_to(np.asarray(max_obs, dtype=np.float64), shape)
+        lo = np.broadcast_to(check_array(min_obs, "RescaleObservation: min_obs"), shape)
+        hi = np.broadcast_to(check_array(max_obs, "RescaleObservation: max_obs"), shape)
+        lo, hi = lo.astype(np.float64), hi.astype(np.float64)
         if not (np.isfinite(lo).all() and np.isfinite(hi).all()) or np.any(lo >= hi):
             raise ValueError(
                 "RescaleObservation needs finite min_obs < max_obs in every component, got "

@@ -10,7 +10,7 @@ import numpy as np
 from sekai._types import ActType, ObsType
 from sekai.core.env import Env
 from sekai.core.wrapper import RewardWrapper
-from sekai.wrappers._args import func_or_fn
+from sekai.wrappers._args import check_real, func_or_fn
 
 __all__ = ["ClipReward", "TransformReward"]
 
@@ -43,8 +43,10 @@ class ClipReward(RewardWrapper[ObsType, ActType]):
         max_reward: float | None = np.inf,
     ) -> None:
         super().__init__(env)
-        self.min_reward = -np.inf if min_reward is None else float(min_reward)
-        self.max_reward = np.inf if max_reward is None else float(max_reward)
+        lo = -np.inf if min_reward is None else min_reward
+        hi = np.inf if max_reward is None else max_reward
+        self.min_reward = check_real(lo, "min_reward", "ClipReward", finite=False)
+        self.max_reward = check_real(hi, "max_reward", "ClipReward", finite=False)
         if not self.min_reward < self.max_reward:
             raise ValueError(
                 f"ClipReward needs min_reward < max_reward, got {min_reward!r} and {max_reward!r}."

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from sekai.error import InvalidAction
+from sekai.utils import validation
 
 __all__ = ["FAST_INT_TYPES", "check_real", "first_action_element", "reset_bounds"]
 
@@ -19,10 +19,9 @@ FAST_INT_TYPES: frozenset[type] = frozenset((int, np.int64, np.int32, np.intp))
 
 
 def check_real(value: Any, name: str) -> float:
-    """Return ``value`` as a float; ``TypeError`` unless it is a real number (bools excluded)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__}).")
-    return float(value)
+    """``value`` as a finite float: ``TypeError`` for a non-number or a bool, ``ValueError`` for
+    NaN, inf or a sequence."""
+    return validation.check_real(value, name)
 
 
 def reset_bounds(

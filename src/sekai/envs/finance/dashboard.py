@@ -22,7 +22,8 @@ from sekai.finance.simulators import (
     RegimeSwitching,
 )
 from sekai.rendering.charts import format_number
-from sekai.rendering.dashboard import Dashboard
+from sekai.rendering.dashboard import Dashboard, Stat
+from sekai.rendering.theme import Theme
 
 __all__ = ["EnvDashboard", "base_env", "market_subtitle", "model_name", "plural", "signed"]
 
@@ -79,10 +80,61 @@ def plural(noun: str) -> Callable[[Any], str]:
 
 
 class EnvDashboard(Dashboard):
-    """A dashboard that draws one environment class only."""
+    """A dashboard that draws one environment class only.
+
+    Subclasses give their stats (``_stat_list``) and, where they differ from the defaults,
+    the panels laid out at build (``_panels``), the subtitle (``_caption``) and the time axis
+    (``_axis``); the constructor takes the size, theme and window. A dashboard whose panels
+    depend on the env gives ``_setup`` (what they depend on) and ``_layout`` (the panels for
+    it): ``check`` lays them out again whenever the setup changes, kept in ``setup``.
+    """
 
     draws: ClassVar[type[Any]]
     needs_reset: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        width: int = 720,
+        height: int = 450,
+        theme: str | Theme = "light",
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            *self._panels(),
+            subtitle=self._caption(),
+            stats=self._stat_list(),
+            width=width,
+            height=height,
+            theme=theme,
+            window=window,
+            **self._axis(),
+        )
+        self.setup: Any = None
+
+    def _panels(self) -> tuple[Any, ...]:
+        """The panels laid out at build; none where ``check`` lays them out for each env."""
+        return ()
+
+    def _caption(self) -> str | Callable[[Any], str]:
+        """The subtitle: ``market_subtitle`` unless a subclass says otherwise."""
+        return market_subtitle
+
+    def _stat_list(self) -> list[Stat]:
+        """The stats of the header."""
+        raise NotImplementedError
+
+    def _axis(self) -> dict[str, Any]:
+        """``step`` and ``horizon`` for ``Dashboard`` where they differ from its defaults."""
+        return {}
+
+    def _setup(self, env: Any) -> Any:
+        """What the panels depend on for ``env``; None where they are fixed at build."""
+        return None
+
+    def _layout(self, setup: Any) -> Any:
+        """The panels for ``setup`` (one layout item)."""
+        raise NotImplementedError
 
     def check(self, env: Any) -> None:
         """``TypeError`` for another env class; ``ResetRequired`` before the first reset when
@@ -99,3 +151,7 @@ class EnvDashboard(Dashboard):
                 raise ResetRequired(
                     f"{type(self).__name__}: call reset() on the env before rendering it."
                 ) from None
+        setup = self._setup(env)
+        if setup is not None and setup != self.setup:
+            self.setup = setup
+            self.set_layout(self._layout(setup))

@@ -148,13 +148,25 @@ def _check_corr(corr: Any, n: int) -> tuple[Array, Array]:
     return arr, chol_t
 
 
-def _check_common(
-    n: int, s0: Any, corr: Any, dt: Any
-) -> tuple[Array, Array | None, Array | None, float]:
-    """Checked ``s0``, ``corr`` with its transposed Cholesky factor, and ``dt``."""
-    s0_a = _per_asset(s0, "s0", n, low=0.0, strict=True)
+# A parameter's bound: ``(low, strict)``, checked as ``> low`` when strict, else ``>= low``.
+_Bound = tuple[float | None, bool]
+_FREE: _Bound = (None, False)
+_NONNEG: _Bound = (0.0, False)
+_POSITIVE: _Bound = (0.0, True)
+
+
+def _check_params(
+    n_assets: Any, corr: Any, dt: Any, values: Mapping[str, Any], bounds: Mapping[str, _Bound]
+) -> tuple[int, dict[str, Array], Array | None, Array | None, float]:
+    """``n`` inferred, each of ``values`` as a per-asset array within its bound, ``corr`` with
+    its transposed Cholesky factor, and ``dt``."""
+    n = _infer_n_assets(n_assets, values, corr)
+    arrays = {
+        name: _per_asset(value, name, n, low=bounds[name][0], strict=bounds[name][1])
+        for name, value in values.items()
+    }
     corr_a, chol_t = (None, None) if corr is None else _check_corr(corr, n)
-    return s0_a, corr_a, chol_t, _positive(dt, "dt")
+    return n, arrays, corr_a, chol_t, _positive(dt, "dt")
 
 
 # -- path arithmetic -------------------------------------------------------------------------
@@ -179,6 +191,11 @@ def _shocks(z: Array, chol_t: Array | None) -> Array:
     return z if chol_t is None else z @ chol_t
 
 
+def _log_simulation(s0: Array, increments: Array, **state: Array) -> Simulation:
+    """The simulation of prices ``s0 * exp(cumsum(increments))`` with latent ``state``."""
+    return Simulation(_from_log(s0, np.cumsum(increments, axis=-2)), state=state)
+
+
 # -- the built-in models' base ---------------------------------------------------------------
 
 
@@ -200,13 +217,16 @@ def _fmt_param(arr: Array) -> str:
 class _FrozenModel(MarketModel):
     """Base of the built-in models: immutable, rebuilt from its parameters when pickled.
 
-    ``_fields`` names the constructor keywords, each readable as an attribute; the default
+    ``_fields`` names the constructor keywords, each readable as an attribute; ``_bounds``
+    holds the bound of each per-asset parameter that ``_set_checked`` checks; the default
     ``repr`` shows ``n_assets``, the per-asset arrays among them, ``corr`` and ``dt``.
     """
 
     _fields: ClassVar[tuple[str, ...]]
+    _bounds: ClassVar[Mapping[str, _Bound]] = {}
     _n_assets: int
     _dt: float
+    _chol_t: Array | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; build a new model.")
@@ -217,6 +237,17 @@ class _FrozenModel(MarketModel):
     def _set(self, **values: Any) -> None:
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    def _set_checked(self, n_assets: Any, corr: Any, dt: Any, **values: Any) -> dict[str, Array]:
+        """Check ``values`` per asset by ``_bounds``, then ``corr`` and ``dt``; set them with
+        ``_n_assets`` and ``_chol_t`` and return the checked parameters."""
+        n, arrays, corr_a, chol_t, dt_f = _check_params(n_assets, corr, dt, values, self._bounds)
+        self._set(**arrays, corr=corr_a, _n_assets=n, _dt=dt_f, _chol_t=chol_t)
+        return arrays
+
+    def _normals(self, rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
+        """A ``standard_normal(shape)`` draw correlated across assets by ``corr``."""
+        return _shocks(rng.standard_normal(shape), self._chol_t)
 
     @property
     def n_assets(self) -> int:

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.finance.simulators.base import (
+    _FREE,
+    _NONNEG,
+    _POSITIVE,
     Array,
     Simulation,
-    _check_common,
-    _check_corr,
+    _Bound,
+    _check_params,
     _from_log,
     _FrozenModel,
-    _infer_n_assets,
-    _per_asset,
-    _positive,
     _run_shape,
     _shocks,
 )
@@ -37,6 +38,7 @@ class GBM(_FrozenModel):
     """Geometric Brownian motion, exact: ``dlog S = (mu - sigma^2/2) dt + sigma sqrt(dt) z``."""
 
     _fields = ("mu", "sigma", "s0", "corr", "dt", "n_assets")
+    _bounds: ClassVar[Mapping[str, _Bound]] = {"mu": _FREE, "sigma": _NONNEG, "s0": _POSITIVE}
 
     mu: Array
     sigma: Array
@@ -44,7 +46,6 @@ class GBM(_FrozenModel):
     corr: Array | None
     _drift: Array
     _vol: Array
-    _chol_t: Array | None
 
     def __init__(
         self,
@@ -56,22 +57,9 @@ class GBM(_FrozenModel):
         dt: float = 1 / 252,
         n_assets: int | None = None,
     ) -> None:
-        n = _infer_n_assets(n_assets, {"mu": mu, "sigma": sigma, "s0": s0}, corr)
-        mu_a = _per_asset(mu, "mu", n)
-        sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
-        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
-        drift, vol = _gbm_coefficients(mu_a, sigma_a, dt)
-        self._set(
-            mu=mu_a,
-            sigma=sigma_a,
-            s0=s0_a,
-            corr=corr_a,
-            _n_assets=n,
-            _dt=dt,
-            _drift=drift,
-            _vol=vol,
-            _chol_t=chol_t,
-        )
+        p = self._set_checked(n_assets, corr, dt, mu=mu, sigma=sigma, s0=s0)
+        drift, vol = _gbm_coefficients(p["mu"], p["sigma"], self._dt)
+        self._set(_drift=drift, _vol=vol)
 
     def simulate(
         self, rng: np.random.Generator, n_steps: int, *, n_paths: int | None = None
@@ -97,17 +85,13 @@ def simulate_gbm(
     Draws ``rng.standard_normal((n_steps, n))`` once; row 0 is ``s0``.
     """
     n_steps = check_int(n_steps, "n_steps", low=1)
-    params = {"s0": s0, "mu": mu, "sigma": sigma}
-    n = _infer_n_assets(None, params, corr)
-    mu_a = _per_asset(mu, "mu", n)
-    sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
-    s0_a = _per_asset(s0, "s0", n, low=0.0, strict=True)
-    dt = _positive(dt, "dt")
-    chol_t = None if corr is None else _check_corr(corr, n)[1]
-    drift, vol = _gbm_coefficients(mu_a, sigma_a, dt)
+    n, p, _, chol_t, dt = _check_params(
+        None, corr, dt, {"mu": mu, "sigma": sigma, "s0": s0}, GBM._bounds
+    )
+    drift, vol = _gbm_coefficients(p["mu"], p["sigma"], dt)
     z = rng.standard_normal((n_steps, n))
-    prices = _gbm_prices(z, drift, vol, s0_a, chol_t)
-    scalar = n == 1 and all(np.ndim(v) == 0 for v in params.values())
+    prices = _gbm_prices(z, drift, vol, p["s0"], chol_t)
+    scalar = n == 1 and all(np.ndim(v) == 0 for v in (s0, mu, sigma))
     return prices[:, 0] if scalar else prices
 
 

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.finance.simulators.base import (
+    _FREE,
+    _NONNEG,
+    _POSITIVE,
     Array,
     Simulation,
-    _check_common,
-    _from_log,
+    _Bound,
     _FrozenModel,
-    _infer_n_assets,
-    _per_asset,
+    _log_simulation,
     _run_shape,
-    _shocks,
 )
 
 __all__ = ["MertonJumpDiffusion"]
@@ -35,6 +36,14 @@ class MertonJumpDiffusion(_FrozenModel):
         "dt",
         "n_assets",
     )
+    _bounds: ClassVar[Mapping[str, _Bound]] = {
+        "mu": _FREE,
+        "sigma": _NONNEG,
+        "jump_intensity": _NONNEG,
+        "jump_mean": _FREE,
+        "jump_std": _NONNEG,
+        "s0": _POSITIVE,
+    }
 
     mu: Array
     sigma: Array
@@ -45,7 +54,6 @@ class MertonJumpDiffusion(_FrozenModel):
     corr: Array | None
     _drift: Array
     _vol: Array
-    _chol_t: Array | None
 
     def __init__(
         self,
@@ -60,36 +68,11 @@ class MertonJumpDiffusion(_FrozenModel):
         dt: float = 1 / 252,
         n_assets: int | None = None,
     ) -> None:
-        params = {
-            "mu": mu,
-            "sigma": sigma,
-            "jump_intensity": jump_intensity,
-            "jump_mean": jump_mean,
-            "jump_std": jump_std,
-            "s0": s0,
-        }
-        n = _infer_n_assets(n_assets, params, corr)
-        mu_a = _per_asset(mu, "mu", n)
-        sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
-        lam = _per_asset(jump_intensity, "jump_intensity", n, low=0.0)
-        m = _per_asset(jump_mean, "jump_mean", n)
-        s = _per_asset(jump_std, "jump_std", n, low=0.0)
-        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
-        k = np.exp(m + s**2 / 2.0) - 1.0
-        self._set(
-            mu=mu_a,
-            sigma=sigma_a,
-            jump_intensity=lam,
-            jump_mean=m,
-            jump_std=s,
-            s0=s0_a,
-            corr=corr_a,
-            _n_assets=n,
-            _dt=dt,
-            _drift=(mu_a - sigma_a**2 / 2.0 - lam * k) * dt,
-            _vol=sigma_a * np.sqrt(dt),
-            _chol_t=chol_t,
-        )
+        jumps = {"jump_intensity": jump_intensity, "jump_mean": jump_mean, "jump_std": jump_std}
+        p = self._set_checked(n_assets, corr, dt, mu=mu, sigma=sigma, **jumps, s0=s0)
+        mu_a, sigma_a, lam, dt = p["mu"], p["sigma"], p["jump_intensity"], self._dt
+        k = np.exp(p["jump_mean"] + p["jump_std"] ** 2 / 2.0) - 1.0
+        self._set(_drift=(mu_a - sigma_a**2 / 2.0 - lam * k) * dt, _vol=sigma_a * np.sqrt(dt))
 
     def state_spec(self) -> dict[str, tuple[int, ...]]:
         """``"jumps"``: the number of jumps in the step ending at each row (row 0 is 0)."""
@@ -102,7 +85,7 @@ class MertonJumpDiffusion(_FrozenModel):
         jump counts ``poisson(jump_intensity * dt)``, then jump-size shocks ``w``."""
         n_steps, paths = _run_shape(n_steps, n_paths)
         shape = (*paths, n_steps, self._n_assets)
-        z = _shocks(rng.standard_normal(shape), self._chol_t)
+        z = self._normals(rng, shape)
         counts = rng.poisson(self.jump_intensity * self._dt, shape).astype(np.float64)
         w = rng.standard_normal(shape)
         increments = (
@@ -113,5 +96,4 @@ class MertonJumpDiffusion(_FrozenModel):
         )
         jumps = np.zeros((*paths, n_steps + 1, self._n_assets))
         jumps[..., 1:, :] = counts
-        prices = _from_log(self.s0, np.cumsum(increments, axis=-2))
-        return Simulation(prices, state={"jumps": jumps})
+        return _log_simulation(self.s0, increments, jumps=jumps)

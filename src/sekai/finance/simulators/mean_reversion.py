@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.finance.simulators.base import (
+    _NONNEG,
+    _POSITIVE,
     Array,
     Simulation,
-    _check_common,
+    _Bound,
     _fmt_dt,
     _fmt_param,
     _from_log,
     _FrozenModel,
-    _infer_n_assets,
     _per_asset,
     _positive,
     _run_shape,
-    _shocks,
 )
 from sekai.utils.validation import check_real
 
@@ -35,6 +36,12 @@ class MeanReverting(_FrozenModel):
     """Exponential Ornstein-Uhlenbeck prices: ``log(S/s0)`` reverts to ``log(mean/s0)``, exactly."""
 
     _fields = ("theta", "mean", "sigma", "s0", "corr", "dt", "n_assets")
+    _bounds: ClassVar[Mapping[str, _Bound]] = {
+        "theta": _POSITIVE,
+        "mean": _POSITIVE,
+        "sigma": _NONNEG,
+        "s0": _POSITIVE,
+    }
 
     theta: Array
     mean: Array
@@ -44,7 +51,6 @@ class MeanReverting(_FrozenModel):
     _target: Array
     _decay: Array
     _scale: Array
-    _chol_t: Array | None
 
     def __init__(
         self,
@@ -57,26 +63,9 @@ class MeanReverting(_FrozenModel):
         dt: float = 1 / 252,
         n_assets: int | None = None,
     ) -> None:
-        params = {"theta": theta, "mean": mean, "sigma": sigma, "s0": s0}
-        n = _infer_n_assets(n_assets, params, corr)
-        theta_a = _per_asset(theta, "theta", n, low=0.0, strict=True)
-        mean_a = _per_asset(mean, "mean", n, low=0.0, strict=True)
-        sigma_a = _per_asset(sigma, "sigma", n, low=0.0)
-        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
-        decay, scale = _ou_coefficients(theta_a, sigma_a, dt)
-        self._set(
-            theta=theta_a,
-            mean=mean_a,
-            sigma=sigma_a,
-            s0=s0_a,
-            corr=corr_a,
-            _n_assets=n,
-            _dt=dt,
-            _target=np.log(mean_a / s0_a),
-            _decay=decay,
-            _scale=scale,
-            _chol_t=chol_t,
-        )
+        p = self._set_checked(n_assets, corr, dt, theta=theta, mean=mean, sigma=sigma, s0=s0)
+        decay, scale = _ou_coefficients(p["theta"], p["sigma"], self._dt)
+        self._set(_target=np.log(p["mean"] / p["s0"]), _decay=decay, _scale=scale)
 
     def simulate(
         self, rng: np.random.Generator, n_steps: int, *, n_paths: int | None = None
@@ -84,7 +73,7 @@ class MeanReverting(_FrozenModel):
         """One ``standard_normal((*paths, n_steps, n))`` draw, correlated by ``corr``."""
         n_steps, paths = _run_shape(n_steps, n_paths)
         n = self._n_assets
-        z = _shocks(rng.standard_normal((*paths, n_steps, n)), self._chol_t)
+        z = self._normals(rng, (*paths, n_steps, n))
         m = self._target
         y = np.zeros((*paths, n))
         levels = np.empty((*paths, n_steps, n))

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sekai.finance.simulators.base import (
+    _FREE,
+    _NONNEG,
+    _POSITIVE,
     Array,
     Simulation,
-    _check_common,
-    _from_log,
+    _Bound,
     _frozen,
     _FrozenModel,
-    _infer_n_assets,
-    _per_asset,
+    _log_simulation,
     _run_shape,
     _shocks,
 )
@@ -26,6 +28,15 @@ class Heston(_FrozenModel):
     """Heston stochastic volatility by full-truncation Euler (``v+ = max(v, 0)``)."""
 
     _fields = ("mu", "kappa", "theta", "xi", "rho", "v0", "s0", "corr", "dt", "n_assets")
+    _bounds: ClassVar[Mapping[str, _Bound]] = {
+        "mu": _FREE,
+        "kappa": _POSITIVE,
+        "theta": _POSITIVE,
+        "xi": _POSITIVE,
+        "rho": _FREE,
+        "v0": _NONNEG,
+        "s0": _POSITIVE,
+    }
 
     mu: Array
     kappa: Array
@@ -35,7 +46,6 @@ class Heston(_FrozenModel):
     v0: Array
     s0: Array
     corr: Array | None
-    _chol_t: Array | None
 
     def __init__(
         self,
@@ -51,32 +61,13 @@ class Heston(_FrozenModel):
         dt: float = 1 / 252,
         n_assets: int | None = None,
     ) -> None:
-        params = {"mu": mu, "kappa": kappa, "theta": theta, "xi": xi, "rho": rho, "s0": s0}
-        if v0 is not None:
-            params["v0"] = v0
-        n = _infer_n_assets(n_assets, params, corr)
-        mu_a = _per_asset(mu, "mu", n)
-        kappa_a = _per_asset(kappa, "kappa", n, low=0.0, strict=True)
-        theta_a = _per_asset(theta, "theta", n, low=0.0, strict=True)
-        xi_a = _per_asset(xi, "xi", n, low=0.0, strict=True)
-        rho_a = _per_asset(rho, "rho", n)
-        if (np.abs(rho_a) > 1.0).any():
-            raise ValueError(f"rho must satisfy abs(rho) <= 1, got {rho!r}.")
-        v0_a = theta_a if v0 is None else _per_asset(v0, "v0", n, low=0.0)
-        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
-        self._set(
-            mu=mu_a,
-            kappa=kappa_a,
-            theta=theta_a,
-            xi=xi_a,
-            rho=rho_a,
-            v0=v0_a,
-            s0=s0_a,
-            corr=corr_a,
-            _n_assets=n,
-            _dt=dt,
-            _chol_t=chol_t,
+        given = {"mu": mu, "kappa": kappa, "theta": theta, "xi": xi, "rho": rho}
+        p = self._set_checked(
+            n_assets, corr, dt, **given, **({} if v0 is None else {"v0": v0}), s0=s0
         )
+        if (np.abs(p["rho"]) > 1.0).any():
+            raise ValueError(f"rho must satisfy abs(rho) <= 1, got {rho!r}.")
+        self._set(v0=p.get("v0", p["theta"]))
 
     def state_spec(self) -> dict[str, tuple[int, ...]]:
         """``"variance"``: the truncated variance ``v+`` per asset."""
@@ -102,8 +93,7 @@ class Heston(_FrozenModel):
             increments[..., t, :] = (self.mu - v_plus / 2.0) * dt + root * z1[..., t, :]
             v = v + self.kappa * (self.theta - v_plus) * dt + self.xi * root * z2[..., t, :]
         variance[..., n_steps, :] = np.maximum(v, 0.0)
-        prices = _from_log(self.s0, np.cumsum(increments, axis=-2))
-        return Simulation(prices, state={"variance": variance})
+        return _log_simulation(self.s0, increments, variance=variance)
 
 
 class GARCH(_FrozenModel):
@@ -111,6 +101,13 @@ class GARCH(_FrozenModel):
     beta h_t``, started at the unconditional variance."""
 
     _fields = ("omega", "alpha", "beta", "mu", "s0", "corr", "dt", "n_assets")
+    _bounds: ClassVar[Mapping[str, _Bound]] = {
+        "omega": _POSITIVE,
+        "alpha": _NONNEG,
+        "beta": _NONNEG,
+        "mu": _FREE,
+        "s0": _POSITIVE,
+    }
 
     omega: Array
     alpha: Array
@@ -119,7 +116,6 @@ class GARCH(_FrozenModel):
     s0: Array
     corr: Array | None
     _h0: Array
-    _chol_t: Array | None
 
     def __init__(
         self,
@@ -133,27 +129,11 @@ class GARCH(_FrozenModel):
         dt: float = 1 / 252,
         n_assets: int | None = None,
     ) -> None:
-        params = {"omega": omega, "alpha": alpha, "beta": beta, "mu": mu, "s0": s0}
-        n = _infer_n_assets(n_assets, params, corr)
-        omega_a = _per_asset(omega, "omega", n, low=0.0, strict=True)
-        alpha_a = _per_asset(alpha, "alpha", n, low=0.0)
-        beta_a = _per_asset(beta, "beta", n, low=0.0)
-        if (alpha_a + beta_a >= 1.0).any():
+        given = {"omega": omega, "alpha": alpha, "beta": beta, "mu": mu, "s0": s0}
+        p = self._set_checked(n_assets, corr, dt, **given)
+        if (p["alpha"] + p["beta"] >= 1.0).any():
             raise ValueError(f"alpha + beta must be < 1, got {alpha!r} + {beta!r}.")
-        mu_a = _per_asset(mu, "mu", n)
-        s0_a, corr_a, chol_t, dt = _check_common(n, s0, corr, dt)
-        self._set(
-            omega=omega_a,
-            alpha=alpha_a,
-            beta=beta_a,
-            mu=mu_a,
-            s0=s0_a,
-            corr=corr_a,
-            _n_assets=n,
-            _dt=dt,
-            _h0=_frozen(omega_a / (1.0 - alpha_a - beta_a)),
-            _chol_t=chol_t,
-        )
+        self._set(_h0=_frozen(p["omega"] / (1.0 - p["alpha"] - p["beta"])))
 
     @property
     def unconditional_variance(self) -> Array:
@@ -170,7 +150,7 @@ class GARCH(_FrozenModel):
         """One ``standard_normal((*paths, n_steps, n))`` draw, correlated by ``corr``."""
         n_steps, paths = _run_shape(n_steps, n_paths)
         n = self._n_assets
-        z = _shocks(rng.standard_normal((*paths, n_steps, n)), self._chol_t)
+        z = self._normals(rng, (*paths, n_steps, n))
         variance = np.empty((*paths, n_steps + 1, n))
         increments = np.empty((*paths, n_steps, n))
         h = np.broadcast_to(self._h0, (*paths, n))
@@ -181,5 +161,4 @@ class GARCH(_FrozenModel):
             increments[..., t, :] = drift + eps
             h = self.omega + self.alpha * eps**2 + self.beta * h
         variance[..., n_steps, :] = h
-        prices = _from_log(self.s0, np.cumsum(increments, axis=-2))
-        return Simulation(prices, state={"variance": variance})
+        return _log_simulation(self.s0, increments, variance=variance)

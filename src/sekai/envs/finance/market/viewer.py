@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance.dashboard import EnvDashboard, base_env, market_subtitle, plural
+from sekai.envs.finance.dashboard import EnvDashboard, base_env, plural
 from sekai.envs.finance.market.env import MarketEnv
 from sekai.finance.rendering import UniverseChart
 from sekai.rendering.dashboard import BarChart, Column, LineChart, Row, Series, Stat
-from sekai.rendering.theme import Theme
 
 __all__ = ["MarketRenderer"]
 
@@ -50,31 +49,15 @@ class MarketRenderer(EnvDashboard):
     draws = MarketEnv
     needs_reset = True
 
-    def __init__(
-        self,
-        *,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(
-            subtitle=market_subtitle,
-            stats=[
-                Stat("Equity", "equity", "{:.4f}", delta="relative"),
-                Stat("Gross exposure", _gross, "{:.1%}"),
-                Stat("Tradable", lambda env: int(_tradable(env).sum()), plural("asset")),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
-        )
-        self.setup: tuple[Any, ...] | None = None
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Equity", "equity", "{:.4f}", delta="relative"),
+            Stat("Gross exposure", _gross, "{:.1%}"),
+            Stat("Tradable", lambda env: int(_tradable(env).sum()), plural("asset")),
+        ]
 
-    def check(self, env: Any) -> None:
-        """As ``Dashboard.check``; lays the panels out for the env's slots when they change."""
-        super().check(env)
+    def _setup(self, env: Any) -> tuple[bool, tuple[str, ...]]:
+        """Regime shading (whether the simulation has a regime) and the slot labels."""
         base = base_env(env)
         model = base.model
         regime = model is not None and "regime" in model.state_spec()
@@ -83,13 +66,10 @@ class MarketRenderer(EnvDashboard):
             labels = tuple(_slot_names(base))
         else:
             labels = tuple(f"Slot {i + 1}" for i in range(base.max_assets))
-        setup = (regime, labels)
-        if setup != self.setup:
-            self.setup = setup
-            self.set_layout(self._layout(regime, labels))
+        return regime, labels
 
-    @staticmethod
-    def _layout(regime: bool, labels: Sequence[str]) -> Row:
+    def _layout(self, setup: tuple[bool, Sequence[str]]) -> Row:
+        regime, labels = setup
         equity = LineChart(
             Series("equity", label="Equity", color="accent", fill=True),
             title="Equity",

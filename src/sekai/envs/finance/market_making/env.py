@@ -69,6 +69,11 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             dtype=np.float32,
         )
         self.action_space = Box(0.0, self.max_offset, shape=(2,), dtype=np.float32)
+        self._start_state()
+        self._started = False
+
+    def _start_state(self) -> None:
+        """Flat at ``mid = s0``: no inventory, no cash, no quotes, step 0."""
         self.mid = self.s0
         self.inventory = 0
         self.cash = 0.0
@@ -77,7 +82,6 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.bid_filled = False
         self.ask_filled = False
         self.elapsed_steps = 0
-        self._started = False
         self._done = False
 
     @property
@@ -119,16 +123,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         """Start flat (no inventory, no cash) at ``mid = s0``; takes no ``options``."""
         check_reset_options(self, options)
         self._set_rng(seed)
-        self.mid = self.s0
-        self.inventory = 0
-        self.cash = 0.0
-        self.bid = _NAN
-        self.ask = _NAN
-        self.bid_filled = False
-        self.ask_filled = False
-        self.elapsed_steps = 0
+        self._start_state()
         self._started = True
-        self._done = False
         return ResetResult(self._observation(), self._info())
 
     def step(self, action: ArrayLike) -> StepResult[NDArray[np.float32]]:

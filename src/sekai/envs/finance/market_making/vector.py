@@ -39,17 +39,7 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
     order_size = Param()
     max_offset = Param()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
-        )
+    def _allocate(self) -> None:
         n = self.num_envs
         self.mid: NDArray[np.float64] = np.full(n, self.template.s0)
         self.inventory: NDArray[np.int64] = np.zeros(n, np.int64)

@@ -8,7 +8,6 @@ from sekai.envs.finance.dashboard import EnvDashboard, base_env, signed
 from sekai.envs.finance.market_making.env import MarketMakingEnv
 from sekai.finance.rendering import PriceChart
 from sekai.rendering.dashboard import LineChart, Series, Stat
-from sekai.rendering.theme import Theme
 
 __all__ = ["MarketMakingRenderer"]
 
@@ -34,15 +33,8 @@ class MarketMakingRenderer(EnvDashboard):
 
     draws = MarketMakingEnv
 
-    def __init__(
-        self,
-        *,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(
+    def _panels(self) -> tuple[Any, ...]:
+        return (
             PriceChart(
                 "mid",
                 quotes=("bid", "ask"),
@@ -53,15 +45,15 @@ class MarketMakingRenderer(EnvDashboard):
             ),
             LineChart(Series("inventory", step=True, signed=True), title="Inventory"),
             LineChart(Series("wealth", signed=True), title="Profit and loss", baseline=0.0),
-            subtitle="Simulated: Brownian mid price, Poisson fills",
-            stats=[
-                Stat("P&L", "wealth", signed(2)),
-                Stat("Inventory", "inventory", signed(0)),
-                Stat("Quoted spread", _quoted_spread, "{:.2f}"),
-                Stat("Time left", "time_remaining", "{:.2f}"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
         )
+
+    def _caption(self) -> str:
+        return "Simulated: Brownian mid price, Poisson fills"
+
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("P&L", "wealth", signed(2)),
+            Stat("Inventory", "inventory", signed(0)),
+            Stat("Quoted spread", _quoted_spread, "{:.2f}"),
+            Stat("Time left", "time_remaining", "{:.2f}"),
+        ]

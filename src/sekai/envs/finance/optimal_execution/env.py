@@ -79,11 +79,15 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             dtype=np.float32,
         )
         self.action_space = Box(0.0, 1.0, shape=(1,), dtype=np.float32)
+        self._start_state()
+        self._started = False
+
+    def _start_state(self) -> None:
+        """Holding ``X0`` shares at ``mid = s0``, no shortfall, step 0."""
         self.inventory = self.X0
         self.mid = self.s0
         self.shortfall = 0.0
         self.elapsed_steps = 0
-        self._started = False
         self._done = False
 
     def _observation(self) -> NDArray[np.float32]:
@@ -116,12 +120,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         """Start holding ``X0`` shares at ``mid = s0``; takes no ``options``."""
         check_reset_options(self, options)
         self._set_rng(seed)
-        self.inventory = self.X0
-        self.mid = self.s0
-        self.shortfall = 0.0
-        self.elapsed_steps = 0
+        self._start_state()
         self._started = True
-        self._done = False
         return ResetResult(self._observation(), self._info(0.0, _NAN))
 
     def step(self, action: ArrayLike) -> StepResult[NDArray[np.float32]]:

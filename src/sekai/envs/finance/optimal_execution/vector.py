@@ -38,17 +38,7 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     epsilon = Param()
     risk_aversion = Param()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
-        )
+    def _allocate(self) -> None:
         n = self.num_envs
         self.inventory: NDArray[np.float64] = np.full(n, self.template.X0)
         self.mid: NDArray[np.float64] = np.full(n, self.template.s0)

@@ -22,7 +22,6 @@ from sekai.rendering.charts import (
     value_range,
 )
 from sekai.rendering.dashboard import Panel, Source, Stat, View
-from sekai.rendering.theme import Theme
 
 __all__ = ["OptimalExecutionRenderer"]
 
@@ -157,26 +156,15 @@ class OptimalExecutionRenderer(EnvDashboard):
 
     draws = OptimalExecutionEnv
 
-    def __init__(
-        self,
-        *,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(
-            _InventoryPlan("Inventory"),
-            _Sales("Shares sold per step"),
-            _ExecutionPrice(),
-            subtitle="Simulated: Almgren\u2013Chriss market impact",
-            stats=[
-                Stat("Shortfall", _shortfall_bps, "{:.1f} bp", higher_is_better=False),
-                Stat("Sold", _sold_share, "{:.1%}"),
-                Stat("Mid", "mid"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
-        )
+    def _panels(self) -> tuple[Any, ...]:
+        return _InventoryPlan("Inventory"), _Sales("Shares sold per step"), _ExecutionPrice()
+
+    def _caption(self) -> str:
+        return "Simulated: Almgren\u2013Chriss market impact"
+
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Shortfall", _shortfall_bps, "{:.1f} bp", higher_is_better=False),
+            Stat("Sold", _sold_share, "{:.1%}"),
+            Stat("Mid", "mid"),
+        ]

@@ -82,27 +82,29 @@ class LimitOrderBookRenderer(EnvDashboard):
         theme: str | Theme = "light",
         window: int | None = None,
     ) -> None:
+        self._levels = levels
+        super().__init__(width=width, height=height, theme=theme, window=window)
+
+    def _panels(self) -> tuple[Any, ...]:
         inventory = LineChart(
             Series("trader.inventory", step=True, signed=True), title="Inventory", baseline=0.0
         )
         wealth = LineChart(Series(_wealth, signed=True), title="Wealth (ticks)", baseline=0.0)
         book = OrderBookChart(
-            "book", owners={LimitOrderBookEnv.AGENT: ("You", "highlight")}, levels=levels
+            "book", owners={LimitOrderBookEnv.AGENT: ("You", "highlight")}, levels=self._levels
         )
-        super().__init__(
-            Row(Column(_TraderPrice(), inventory, wealth), book, widths=(2.2, 1)),
-            subtitle="Simulated: zero-intelligence order flow",
-            stats=[
-                Stat("Wealth", _wealth, "{:,.1f}"),
-                Stat("Inventory", "trader.inventory", signed(0)),
-                Stat("Spread", _spread, plural("tick")),
-                Stat("Session left", _session_left, "{:,.1f}"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
-        )
+        return (Row(Column(_TraderPrice(), inventory, wealth), book, widths=(2.2, 1)),)
+
+    def _caption(self) -> str:
+        return "Simulated: zero-intelligence order flow"
+
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Wealth", _wealth, "{:,.1f}"),
+            Stat("Inventory", "trader.inventory", signed(0)),
+            Stat("Spread", _spread, plural("tick")),
+            Stat("Session left", _session_left, "{:,.1f}"),
+        ]
 
 
 def _trader_value(agent: str, field: str) -> Callable[[Any], float]:
@@ -136,31 +138,28 @@ class LimitOrderBookMarketRenderer(EnvDashboard):
         theme: str | Theme = "light",
         window: int | None = None,
     ) -> None:
-        super().__init__(
-            subtitle="Simulated: zero-intelligence order flow",
-            stats=[
-                Stat("Traders", lambda env: len(env.possible_agents), "{:d}"),
-                Stat("Spread", _spread, plural("tick")),
-                Stat("Session left", _session_left, "{:,.1f}"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            step=lambda env: env.core.elapsed,
-            horizon=lambda env: env.core.session_length,
-            window=window,
-        )
+        super().__init__(width=width, height=height, theme=theme, window=window)
         self.book = OrderBookChart("book", owners=_market_owners, levels=levels)
-        self.agents: tuple[str, ...] | None = None
 
-    def check(self, env: Any) -> None:
-        """As ``Dashboard.check``; lays the panels out for the market's traders when they
-        change."""
-        super().check(env)
-        agents = tuple(env.possible_agents)
-        if agents != self.agents:
-            self.agents = agents
-            self.set_layout(self._layout(agents))
+    def _caption(self) -> str:
+        return "Simulated: zero-intelligence order flow"
+
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Traders", lambda env: len(env.possible_agents), "{:d}"),
+            Stat("Spread", _spread, plural("tick")),
+            Stat("Session left", _session_left, "{:,.1f}"),
+        ]
+
+    def _axis(self) -> dict[str, Any]:
+        return {
+            "step": lambda env: env.core.elapsed,
+            "horizon": lambda env: env.core.session_length,
+        }
+
+    def _setup(self, env: Any) -> tuple[str, ...]:
+        """The market's traders."""
+        return tuple(env.possible_agents)
 
     def _layout(self, agents: Sequence[str]) -> Row:
         inventory = LineChart(

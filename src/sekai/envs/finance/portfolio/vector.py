@@ -31,17 +31,8 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
     allow_short = Param(SHAPE_READ_ONLY)
     corr = Param()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
-        )
+    def _allocate(self) -> None:
+        super()._allocate()
         self.weights: NDArray[np.float64] = cash_weights((self.num_envs, self.n_assets + 1))
         self.portfolio_value: NDArray[np.float64] = np.ones(self.num_envs)
 

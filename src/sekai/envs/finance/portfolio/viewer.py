@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sekai.envs.finance.dashboard import EnvDashboard, base_env, market_subtitle
+from sekai.envs.finance.dashboard import EnvDashboard, base_env
 from sekai.envs.finance.portfolio.env import PortfolioEnv
 from sekai.rendering.dashboard import BarChart, Column, LineChart, Row, Series, StackedArea, Stat
-from sekai.rendering.theme import Theme
 
 __all__ = ["PortfolioRenderer"]
 
@@ -29,41 +28,20 @@ class PortfolioRenderer(EnvDashboard):
     draws = PortfolioEnv
     needs_reset = True
 
-    def __init__(
-        self,
-        *,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(
-            subtitle=market_subtitle,
-            stats=[
-                Stat("Value", "portfolio_value", "{:.4f}", delta="relative"),
-                Stat("Cash", _cash, "{:.1%}"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
-        )
-        self.assets: tuple[str, ...] | None = None
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Value", "portfolio_value", "{:.4f}", delta="relative"),
+            Stat("Cash", _cash, "{:.1%}"),
+        ]
 
-    def check(self, env: Any) -> None:
-        """As ``Dashboard.check``; lays the panels out for the env's assets when they change."""
-        super().check(env)
+    def _setup(self, env: Any) -> tuple[str, ...]:
+        """The asset names: ``data.assets``, else ``Asset 1..n``."""
         base = base_env(env)
         if base.data is not None:
-            assets = tuple(str(asset) for asset in base.data.assets)
-        else:
-            assets = tuple(f"Asset {i + 1}" for i in range(base.n_assets))
-        if assets != self.assets:
-            self.assets = assets
-            self.set_layout(self._layout(assets))
+            return tuple(str(asset) for asset in base.data.assets)
+        return tuple(f"Asset {i + 1}" for i in range(base.n_assets))
 
-    @staticmethod
-    def _layout(assets: Sequence[str]) -> Row:
+    def _layout(self, assets: Sequence[str]) -> Row:
         labels = [*assets, "Cash"]
         colors: list[Any] = [*range(len(assets)), "neutral"]
         performance = LineChart(

@@ -31,17 +31,8 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     positions = Param()
     s0 = Param()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
-        )
+    def _allocate(self) -> None:
+        super()._allocate()
         self.position: NDArray[np.float64] = np.zeros(self.num_envs)
         self.equity: NDArray[np.float64] = np.ones(self.num_envs)
 

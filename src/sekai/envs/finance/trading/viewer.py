@@ -6,11 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from sekai.envs.finance.dashboard import EnvDashboard, base_env, market_subtitle
+from sekai.envs.finance.dashboard import EnvDashboard, base_env
 from sekai.envs.finance.trading.env import TradingEnv
 from sekai.finance.rendering import PriceChart
 from sekai.rendering.dashboard import LineChart, Series, Stat
-from sekai.rendering.theme import Theme
 
 __all__ = ["TradingRenderer"]
 
@@ -45,15 +44,8 @@ class TradingRenderer(EnvDashboard):
     draws = TradingEnv
     needs_reset = True
 
-    def __init__(
-        self,
-        *,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(
+    def _panels(self) -> tuple[Any, ...]:
+        return (
             PriceChart("price", position=_chosen_position, context="price_history", height=3),
             LineChart(
                 Series("equity", label="Strategy", color="accent", fill=True),
@@ -62,14 +54,11 @@ class TradingRenderer(EnvDashboard):
                 baseline=1.0,
                 height=2,
             ),
-            subtitle=market_subtitle,
-            stats=[
-                Stat("Equity", "equity", "{:.4f}", delta="relative"),
-                Stat("Position", _chosen_position, _position_text),
-                Stat("Price", "price"),
-            ],
-            width=width,
-            height=height,
-            theme=theme,
-            window=window,
         )
+
+    def _stat_list(self) -> list[Stat]:
+        return [
+            Stat("Equity", "equity", "{:.4f}", delta="relative"),
+            Stat("Position", _chosen_position, _position_text),
+            Stat("Price", "price"),
+        ]

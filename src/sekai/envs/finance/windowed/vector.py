@@ -56,17 +56,7 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
     model = Param()
     capital = Param()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            num_envs, autoreset=autoreset, max_episode_steps=max_episode_steps, **kwargs
-        )
+    def _allocate(self) -> None:
         template = self.template
         n = self.num_envs
         window = template.window
