@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any, Protocol, SupportsFloat
 
 import numpy as np
@@ -12,6 +11,7 @@ from numpy.typing import NDArray
 
 from sekai.compat._install import install_hint
 from sekai.core import Env, ResetResult, StepResult
+from sekai.core.closing import Closing
 from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Sequence, Space, Tuple
 from sekai.spaces.masking import (
     action_mask_space,
@@ -230,7 +230,7 @@ class GymnasiumToSekai(Env[Any, Any]):
     __repr__ = __str__
 
 
-class GymnasiumRenderer:
+class GymnasiumRenderer(Closing):
     """Renders a (wrapped) ``GymnasiumToSekai`` with its gymnasium env's ``render()``."""
 
     def render(self, env: Env[Any, Any]) -> Any:
@@ -245,14 +245,3 @@ class GymnasiumRenderer:
 
     def close(self) -> None:
         """Nothing to release."""
-
-    def __enter__(self) -> GymnasiumRenderer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

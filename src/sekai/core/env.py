@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Coroutine
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from sekai._types import ActType, ObsType, SeedType
+from sekai.core.closing import Closing
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.rng import SeededRNG
 
@@ -51,7 +51,7 @@ def install_async_fallbacks(cls: type) -> None:
             setattr(cls, async_name, fallback)
 
 
-class Env(SeededRNG, abc.ABC, Generic[ObsType, ActType]):
+class Env(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType]):
     """A single-agent environment: ``reset()``, ``step()`` and two spaces."""
 
     metadata: ClassVar[dict[str, Any]] = {}
@@ -82,20 +82,6 @@ class Env(SeededRNG, abc.ABC, Generic[ObsType, ActType]):
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
         """Async ``step``; runs the sync method unless overridden."""
         return self.step(action)
-
-    def close(self) -> None:
-        """Release resources; a no-op by default."""
-
-    def __enter__(self) -> Env[ObsType, ActType]:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def unwrapped(self) -> Env[Any, Any]:

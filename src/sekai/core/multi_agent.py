@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import abc
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
 
 from sekai._types import ActType, AgentID, ObsType, SeedType
+from sekai.core.closing import Closing
 from sekai.core.result import MAResetResult, MAStepResult
 from sekai.core.rng import SeededRNG
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["MultiAgentEnv"]
 
 
-class MultiAgentEnv(SeededRNG, abc.ABC, Generic[ObsType, ActType, AgentID]):
+class MultiAgentEnv(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType, AgentID]):
     """Several agents acting at once; every dict is keyed by agent ID."""
 
     agents: list[AgentID]
@@ -43,20 +43,6 @@ class MultiAgentEnv(SeededRNG, abc.ABC, Generic[ObsType, ActType, AgentID]):
     async def async_step(self, actions: dict[AgentID, ActType]) -> MAStepResult[ObsType]:
         """Async ``step``; runs the sync method."""
         return self.step(actions)
-
-    def close(self) -> None:
-        """Release resources; a no-op by default."""
-
-    def __enter__(self) -> MultiAgentEnv[ObsType, ActType, AgentID]:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def num_agents(self) -> int:

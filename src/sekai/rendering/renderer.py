@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sekai.core.closing import Closing
 
 __all__ = ["ANSIString", "BaseRenderer", "RGBArray", "RenderFrame", "Renderer"]
 
@@ -18,8 +19,6 @@ ANSIString: TypeAlias = str
 
 RenderFrame: TypeAlias = RGBArray | ANSIString
 """What a renderer returns."""
-
-_Self = TypeVar("_Self", bound="BaseRenderer")
 
 
 @runtime_checkable
@@ -35,7 +34,7 @@ class Renderer(Protocol):
         ...
 
 
-class BaseRenderer:
+class BaseRenderer(Closing):
     """A renderer to subclass: override ``render``; usable as a context manager."""
 
     def render(self, env: Any) -> RenderFrame:
@@ -44,14 +43,3 @@ class BaseRenderer:
 
     def close(self) -> None:
         """Release what the renderer holds (nothing here)."""
-
-    def __enter__(self: _Self) -> _Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

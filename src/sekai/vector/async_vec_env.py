@@ -10,16 +10,12 @@ from sekai._types import SeedType
 from sekai.core.result import StepResult
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
-    VecEnv,
+    InProcessVecEnv,
     build_envs,
     close_envs,
-    env_call,
-    env_get_attr,
-    env_set_attr,
     frozen_step,
     merge_autoreset,
     needs_autoreset,
-    per_env_values,
     resolve_options,
     resolve_seeds,
 )
@@ -53,7 +49,7 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
-class AsyncVecEnv(VecEnv[Any, Any]):
+class AsyncVecEnv(InProcessVecEnv):
     """Runs the sub-envs' ``async_step`` / ``async_reset`` concurrently.
 
     ``step()`` and ``reset()`` run them on a private event loop; inside a running loop, await
@@ -150,16 +146,3 @@ class AsyncVecEnv(VecEnv[Any, Any]):
             if loop is not None:
                 _cancel_pending(loop)
                 loop.close()
-
-    def get_attr(self, name: str) -> list[Any]:
-        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
-        return [env_get_attr(env, name) for env in self.envs]
-
-    def set_attr(self, name: str, values: Any) -> None:
-        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
-        for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
-            env_set_attr(env, name, value)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
-        return [env_call(env, name, args, kwargs) for env in self.envs]

@@ -12,15 +12,11 @@ from sekai.core.result import StepResult
 from sekai.error import VecEnvClosed
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
-    VecEnv,
+    InProcessVecEnv,
     build_envs,
     close_envs,
-    env_call,
-    env_get_attr,
-    env_set_attr,
     frozen_step,
     merge_autoreset,
-    per_env_values,
     resolve_options,
     resolve_seeds,
 )
@@ -28,7 +24,7 @@ from sekai.vector.vec_env import (
 __all__ = ["SyncVecEnv"]
 
 
-class SyncVecEnv(VecEnv[Any, Any]):
+class SyncVecEnv(InProcessVecEnv):
     """Runs the sub-envs built by ``env_fns`` sequentially in this process.
 
     ``copy`` is accepted for compatibility and has no effect: outputs are always new arrays.
@@ -103,16 +99,3 @@ class SyncVecEnv(VecEnv[Any, Any]):
             return
         self.closed = True
         close_envs(self.envs)
-
-    def get_attr(self, name: str) -> list[Any]:
-        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
-        return [env_get_attr(env, name) for env in self.envs]
-
-    def set_attr(self, name: str, values: Any) -> None:
-        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
-        for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
-            env_set_attr(env, name, value)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
-        return [env_call(env, name, args, kwargs) for env in self.envs]

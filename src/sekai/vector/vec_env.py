@@ -6,12 +6,12 @@ import abc
 import contextlib
 import numbers
 from collections.abc import Callable, Iterable, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
 
 from sekai._types import ActType, ObsType, SeedType
+from sekai.core.closing import Closing
 from sekai.core.env import install_async_fallbacks
 from sekai.core.options import check_options_type
 from sekai.core.result import ResetResult, StepResult
@@ -221,7 +221,7 @@ def merge_autoreset(step: StepResult[Any], reset: ResetResult[Any]) -> StepResul
     )
 
 
-class VecEnv(abc.ABC, Generic[ObsType, ActType]):
+class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
     """``num_envs`` copies of an environment stepped as one batch.
 
     ``observation_space`` and ``action_space`` are the single-env spaces; the batched ones are
@@ -356,16 +356,24 @@ class VecEnv(abc.ABC, Generic[ObsType, ActType]):
     def __len__(self) -> int:
         return self.num_envs
 
-    def __enter__(self) -> VecEnv[ObsType, ActType]:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_envs={self.num_envs})"
+
+
+class InProcessVecEnv(VecEnv[Any, Any]):
+    """A vector env whose sub-envs live in this process, in ``envs``."""
+
+    envs: list[Any]
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
+        return [env_get_attr(env, name) for env in self.envs]
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
+        for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
+            env_set_attr(env, name, value)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        return [env_call(env, name, args, kwargs) for env in self.envs]
