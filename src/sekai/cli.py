@@ -14,24 +14,23 @@ from typing import Any
 __all__ = ["build_parser", "main"]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+def _int_parser(low: int, words: str) -> Callable[[str], int]:
+    """An argparse ``type`` taking an int ``>= low`` (``words`` names that range)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be a {words} integer, got {value}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
+_positive_int = _int_parser(1, "positive")
+_non_negative_int = _int_parser(0, "non-negative")
 
 
 def build_parser() -> argparse.ArgumentParser:

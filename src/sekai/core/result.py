@@ -7,7 +7,7 @@ from typing import Any, Generic
 
 from sekai._types import ObsType
 
-__all__ = ["MAResetResult", "MAStepResult", "ResetResult", "StepResult"]
+__all__ = ["MAResetResult", "MAStepResult", "ResetResult", "StepResult", "merge_autoreset"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,24 @@ def _fast_init_step_result() -> None:
 
 
 _fast_init_step_result()
+
+
+def merge_autoreset(step: StepResult[Any], reset: ResetResult[Any]) -> StepResult[Any]:
+    """The step of an env reset in the same call, in the ``AutoReset`` convention: the new
+    episode's first observation, the terminal step's reward and flags, and its observation and
+    info kept as ``final_observation`` / ``final_info`` beside ``reset_info``."""
+    return StepResult(
+        reset.observation,
+        step.reward,
+        step.terminated,
+        step.truncated,
+        {
+            **step.info,
+            "final_observation": step.observation,
+            "final_info": step.info,
+            "reset_info": reset.info,
+        },
+    )
 
 
 def _agent_done(terminated: dict[Any, bool], truncated: dict[Any, bool], agent: Any) -> bool:

@@ -219,7 +219,23 @@ def _labels(labels: Sequence[str] | None, count: int) -> list[str]:
     return [given[i] if i < len(given) else str(i + 1) for i in range(count)]
 
 
-class BarChart(Panel):
+class _PartsPanel(Panel):
+    """A panel of the parts of one vector source, with a label and a colour per part."""
+
+    def _set_parts(
+        self,
+        source: Source,
+        labels: Sequence[str] | None,
+        colors: Sequence[ColorSpec] | None,
+        percent: bool,
+    ) -> None:
+        self.source = source
+        self.labels = None if labels is None else tuple(labels)
+        self.colors = None if colors is None else tuple(colors)
+        self.percent = percent
+
+
+class BarChart(_PartsPanel):
     """The latest vector as horizontal bars, one labelled row per element with its value.
 
     A bar's full length is ``limit`` or ``nice_step(max|v|, 1)``; bars grow from a zero line
@@ -245,13 +261,10 @@ class BarChart(Panel):
         height: float = 1.0,
     ) -> None:
         super().__init__(title, width=width, height=height)
-        self.source = source
-        self.labels = None if labels is None else tuple(labels)
-        self.colors = None if colors is None else tuple(colors)
+        self._set_parts(source, labels, colors, percent)
         self.color = color
         self.negative_color = negative_color
         self.available = available
-        self.percent = percent
         self.limit = None if limit is None else positive_number(limit, "BarChart limit")
 
     def sources(self) -> dict[str, Source]:
@@ -337,7 +350,7 @@ class BarChart(Panel):
         canvas.rect(math.floor(zero), bars.bottom, math.floor(zero) + 1, bars.top, theme.axis)
 
 
-class StackedArea(Panel):
+class StackedArea(_PartsPanel):
     """A vector per step drawn as stacked areas: positive parts stacked up from zero,
     negative parts down."""
 
@@ -354,10 +367,7 @@ class StackedArea(Panel):
         height: float = 1.0,
     ) -> None:
         super().__init__(title, width=width, height=height)
-        self.source = source
-        self.labels = None if labels is None else tuple(labels)
-        self.colors = None if colors is None else tuple(colors)
-        self.percent = percent
+        self._set_parts(source, labels, colors, percent)
         self.legend = legend
 
     def sources(self) -> dict[str, Source]:

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, array_of_sequence
 
 __all__ = ["MultiBinary"]
 
@@ -64,11 +64,8 @@ class MultiBinary(Space[NDArray[np.int8]]):
     def contains(self, x: Any) -> bool:
         """Whether ``x`` is an integer or bool array of shape ``n`` holding only 0 and 1."""
         if not isinstance(x, np.ndarray):
-            if not isinstance(x, (list, tuple)):
-                return False
-            try:
-                x = np.asarray(x)
-            except ValueError:
+            x = array_of_sequence(x)
+            if x is None:
                 return False
         if x.shape != self.n:
             return False

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
 from sekai._types import SeedType
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, array_of_sequence
 
 __all__ = ["MultiDiscrete"]
 
@@ -151,11 +151,8 @@ class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
     def contains(self, x: Any) -> bool:
         """Whether ``x`` is an integer array of this shape with every entry in range."""
         if not isinstance(x, np.ndarray):
-            if not isinstance(x, (list, tuple)):
-                return False
-            try:
-                x = np.asarray(x)
-            except ValueError:
+            x = array_of_sequence(x)
+            if x is None:
                 return False
         if x.shape != self._shape or x.dtype.kind not in "iu":
             return False

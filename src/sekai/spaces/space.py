@@ -12,7 +12,17 @@ from numpy.typing import DTypeLike
 from sekai._types import SeedType, T
 from sekai.utils.seeding import np_random
 
-__all__ = ["Space"]
+__all__ = ["Space", "array_of_sequence"]
+
+
+def array_of_sequence(x: Any) -> np.ndarray[Any, Any] | None:
+    """``x`` as an array when it is a list or tuple numpy can make one of, else None."""
+    if not isinstance(x, (list, tuple)):
+        return None
+    try:
+        return np.asarray(x)
+    except ValueError:
+        return None
 
 
 class Space(abc.ABC, Generic[T]):

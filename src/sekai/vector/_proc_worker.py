@@ -14,7 +14,7 @@ from typing import Any
 
 import cloudpickle
 
-from sekai.core.result import StepResult
+from sekai.core.result import StepResult, merge_autoreset
 from sekai.spaces import Space
 from sekai.vector._shared_memory import SharedObservations
 from sekai.vector.vec_env import (
@@ -23,7 +23,6 @@ from sekai.vector.vec_env import (
     env_get_attr,
     env_set_attr,
     frozen_step,
-    merge_autoreset,
     needs_autoreset,
 )
 

@@ -7,14 +7,12 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar, cast
 
 from sekai._types import SeedType
-from sekai.core.result import StepResult
+from sekai.core.result import StepResult, merge_autoreset
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     InProcessVecEnv,
-    build_envs,
     close_envs,
     frozen_step,
-    merge_autoreset,
     needs_autoreset,
     resolve_options,
     resolve_seeds,
@@ -57,15 +55,7 @@ class AsyncVecEnv(InProcessVecEnv):
     """
 
     def __init__(self, env_fns: Iterable[Callable[[], Any]], *, autoreset: bool = True) -> None:
-        fns = list(env_fns)
-        if not fns:
-            raise ValueError("AsyncVecEnv needs at least one env factory in env_fns.")
-        self.envs: list[Any] = build_envs(fns)
-        self.num_envs = len(self.envs)
-        self.autoreset = bool(autoreset)
-        self.observation_space = self.envs[0].observation_space
-        self.action_space = self.envs[0].action_space
-        self._frozen: list[StepResult[Any] | None] = [None] * self.num_envs
+        self._build(env_fns, autoreset)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def async_reset(

@@ -8,15 +8,13 @@ from typing import Any
 import numpy as np
 
 from sekai._types import SeedType
-from sekai.core.result import StepResult
+from sekai.core.result import merge_autoreset
 from sekai.error import VecEnvClosed
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     InProcessVecEnv,
-    build_envs,
     close_envs,
     frozen_step,
-    merge_autoreset,
     resolve_options,
     resolve_seeds,
 )
@@ -37,15 +35,7 @@ class SyncVecEnv(InProcessVecEnv):
         autoreset: bool = True,
         copy: bool = True,
     ) -> None:
-        fns = list(env_fns)
-        if not fns:
-            raise ValueError("SyncVecEnv needs at least one env factory in env_fns.")
-        self.envs: list[Any] = build_envs(fns)
-        self.num_envs = len(self.envs)
-        self.autoreset = bool(autoreset)
-        self.observation_space = self.envs[0].observation_space
-        self.action_space = self.envs[0].action_space
-        self._frozen: list[StepResult[Any] | None] = [None] * self.num_envs
+        self._build(env_fns, autoreset)
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None

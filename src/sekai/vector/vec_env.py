@@ -205,22 +205,6 @@ def frozen_step(final: StepResult[Any]) -> StepResult[Any]:
     return StepResult(final.observation, 0.0, final.terminated, final.truncated, {})
 
 
-def merge_autoreset(step: StepResult[Any], reset: ResetResult[Any]) -> StepResult[Any]:
-    """The step of a sub-env reset in the same call, in ``AutoReset``'s convention."""
-    return StepResult(
-        reset.observation,
-        step.reward,
-        step.terminated,
-        step.truncated,
-        {
-            **step.info,
-            "final_observation": step.observation,
-            "final_info": step.info,
-            "reset_info": reset.info,
-        },
-    )
-
-
 class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
     """``num_envs`` copies of an environment stepped as one batch.
 
@@ -364,6 +348,19 @@ class InProcessVecEnv(VecEnv[Any, Any]):
     """A vector env whose sub-envs live in this process, in ``envs``."""
 
     envs: list[Any]
+    _frozen: list[StepResult[Any] | None]
+
+    def _build(self, env_fns: Iterable[Callable[[], Any]], autoreset: bool) -> None:
+        """Build the sub-envs (at least one) and take the spaces of the first."""
+        fns = list(env_fns)
+        if not fns:
+            raise ValueError(f"{type(self).__name__} needs at least one env factory in env_fns.")
+        self.envs = build_envs(fns)
+        self.num_envs = len(self.envs)
+        self.autoreset = bool(autoreset)
+        self.observation_space = self.envs[0].observation_space
+        self.action_space = self.envs[0].action_space
+        self._frozen = [None] * self.num_envs
 
     def get_attr(self, name: str) -> list[Any]:
         """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from sekai._types import ActType, ObsType, SeedType
 from sekai.core.env import Env
-from sekai.core.result import ResetResult, StepResult
+from sekai.core.result import ResetResult, StepResult, merge_autoreset
 from sekai.core.wrapper import Wrapper, _ResultWrapper
 from sekai.error import ResetRequired
 from sekai.stats.collectors import InMemoryTracker
@@ -83,34 +83,19 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     _resets_inner: ClassVar[bool] = True
 
-    @staticmethod
-    def _merge(step: StepResult[ObsType], reset: ResetResult[ObsType]) -> StepResult[ObsType]:
-        return StepResult(
-            reset.observation,
-            step.reward,
-            step.terminated,
-            step.truncated,
-            {
-                **step.info,
-                "final_observation": step.observation,
-                "final_info": step.info,
-                "reset_info": reset.info,
-            },
-        )
-
     def step(self, action: ActType) -> StepResult[ObsType]:
         """Step the inner env, resetting it if the episode ended."""
         result = self.env.step(action)
         if not result.done:
             return result
-        return self._merge(result, self.env.reset())
+        return merge_autoreset(result, self.env.reset())
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
         """Async ``step``; resets through the inner env's ``async_reset``."""
         result = await self.env.async_step(action)
         if not result.done:
             return result
-        return self._merge(result, await self.env.async_reset())
+        return merge_autoreset(result, await self.env.async_reset())
 
 
 class OrderEnforcing(Wrapper[ObsType, ActType, ObsType, ActType]):

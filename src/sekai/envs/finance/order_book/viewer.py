@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from sekai.envs.finance.order_book.env import LimitOrderBookEnv, LimitOrderBookM
 from sekai.finance.rendering import Fills, OrderBookChart, PriceChart
 from sekai.rendering.dashboard import Column, LineChart, Row, Series, Source, Stat, View
 from sekai.rendering.theme import Theme
+from sekai.utils.validation import check_int
 
 __all__ = ["LimitOrderBookMarketRenderer", "LimitOrderBookRenderer"]
 
@@ -67,11 +69,8 @@ class _TraderPrice(PriceChart):
         return out
 
 
-class LimitOrderBookRenderer(EnvDashboard):
-    """``LimitOrderBookEnv``: the mid price with the spread and the agent's fills, its
-    inventory and wealth, and the order book with its orders highlighted."""
-
-    draws = LimitOrderBookEnv
+class _BookDashboard(EnvDashboard):
+    """A dashboard whose order-book panel shows ``levels`` price levels a side."""
 
     def __init__(
         self,
@@ -82,8 +81,15 @@ class LimitOrderBookRenderer(EnvDashboard):
         theme: str | Theme = "light",
         window: int | None = None,
     ) -> None:
-        self._levels = levels
+        self._levels = check_int(levels, f"{type(self).__name__} levels", low=1)
         super().__init__(width=width, height=height, theme=theme, window=window)
+
+
+class LimitOrderBookRenderer(_BookDashboard):
+    """``LimitOrderBookEnv``: the mid price with the spread and the agent's fills, its
+    inventory and wealth, and the order book with its orders highlighted."""
+
+    draws = LimitOrderBookEnv
 
     def _panels(self) -> tuple[Any, ...]:
         inventory = LineChart(
@@ -122,24 +128,17 @@ def _market_owners(env: Any) -> dict[int, tuple[str, int]]:
     return {env.traders[a].owner: (a, i) for i, a in enumerate(env.possible_agents)}
 
 
-class LimitOrderBookMarketRenderer(EnvDashboard):
+class LimitOrderBookMarketRenderer(_BookDashboard):
     """``LimitOrderBookMarket``: each trader's inventory and wealth (one palette slot per
     trader) over session time, and the order book with every trader's orders highlighted.
     Configured on first sight of a market (its traders)."""
 
     draws = LimitOrderBookMarket
 
-    def __init__(
-        self,
-        *,
-        levels: int = 8,
-        width: int = 720,
-        height: int = 450,
-        theme: str | Theme = "light",
-        window: int | None = None,
-    ) -> None:
-        super().__init__(width=width, height=height, theme=theme, window=window)
-        self.book = OrderBookChart("book", owners=_market_owners, levels=levels)
+    @functools.cached_property
+    def book(self) -> OrderBookChart:
+        """The order book, every trader's orders highlighted (one chart for every layout)."""
+        return OrderBookChart("book", owners=_market_owners, levels=self._levels)
 
     def _caption(self) -> str:
         return "Simulated: zero-intelligence order flow"

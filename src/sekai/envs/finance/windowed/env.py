@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from sekai.finance.simulators import MarketModel
 __all__ = [
     "History",
     "WindowedEnv",
+    "add_history_context",
     "check_cost_inputs",
     "choose_start",
     "cost_model_of",
@@ -217,6 +219,21 @@ def resolve_dt(dt: Any, *, model: MarketModel | None, history: History | None) -
     return _DEFAULT_DT
 
 
+def add_history_context(
+    context: dict[str, Any], history: History, row: Any, requires: Collection[str]
+) -> None:
+    """Add the ``volume`` (traded value) and ``spread`` at ``row`` of ``history`` that a cost
+    model ``requires`` to its ``context``."""
+    if "volume" in requires:
+        volume = history.field("volume")
+        assert volume is not None
+        context["volume"] = volume[row] * history.prices[row]
+    if "spread" in requires:
+        spread = history.field("spread")
+        assert spread is not None
+        context["spread"] = np.take(spread, row, axis=0)  # a new array, never a view
+
+
 def check_cost_inputs(cost_model: CostModel, history: History | None, lookback: int) -> None:
     """Refuse a cost model whose required inputs the market cannot provide."""
     requires = cost_model.requires
@@ -400,17 +417,9 @@ class WindowedEnv(Env[Any, Any]):
             context["equity"] = self.capital * equity
         if "volatility" in requires:
             context["volatility"] = self._volatility(t)
-        history = self._history
-        if history is not None:
+        if self._history is not None:
             row = self._start + self._lookback + t
-            if "volume" in requires:
-                volume = history.field("volume")
-                assert volume is not None
-                context["volume"] = volume[row] * history.prices[row]
-            if "spread" in requires:
-                spread = history.field("spread")
-                assert spread is not None
-                context["spread"] = spread[row].copy()
+            add_history_context(context, self._history, row, requires)
         return context
 
 

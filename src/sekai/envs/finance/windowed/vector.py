@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.options import check_reset_options_each
-from sekai.envs.finance.windowed.env import WindowedEnv, choose_start
+from sekai.envs.finance.windowed.env import WindowedEnv, add_history_context, choose_start
 from sekai.error import ResetRequired
 from sekai.vector.template import Param, TemplateVecEnv, replace_rows
 
@@ -153,17 +153,9 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
         if "volatility" in requires:
             std = self._windows[self._index, t].std(axis=1)
             context["volatility"] = std.reshape(self.num_envs, -1)
-        history = template.history
-        if history is not None:
+        if template.history is not None:
             row = self._start + template.lookback + t
-            if "volume" in requires:
-                volume = history.field("volume")
-                assert volume is not None
-                context["volume"] = volume[row] * history.prices[row]
-            if "spread" in requires:
-                spread = history.field("spread")
-                assert spread is not None
-                context["spread"] = spread[row]
+            add_history_context(context, template.history, row, requires)
         return context
 
     def _check_started(self) -> None:
