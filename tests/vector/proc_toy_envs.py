@@ -1,7 +1,7 @@
 """Toy envs and checks shared by the ProcVecEnv tests.
 
-The test modules load this file by path (``_load_toys()``); it registers itself with
-cloudpickle so that its classes travel to the worker processes by value.
+The test modules import it as ``proc_toy_envs`` (pytest puts this folder on ``sys.path``); it
+registers itself with cloudpickle so that its classes travel to the worker processes by value.
 """
 
 from __future__ import annotations

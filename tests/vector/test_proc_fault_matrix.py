@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib.util
 import json
 import multiprocessing
 import os
@@ -17,11 +16,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import FrameType
 from typing import Any
 
 import cloudpickle
 import numpy as np
+import proc_toy_envs as toys
 import pytest
 
 from sekai import Box, Dict, Discrete
@@ -37,18 +37,6 @@ DIED = "EOFError: worker process exited unexpectedly"
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def _load_toys() -> ModuleType:
-    name = "proc_toy_envs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-toys = _load_toys()
 ToyEnv = toys.ToyEnv
 deadline = toys.deadline  # autouse
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

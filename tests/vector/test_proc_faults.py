@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -10,11 +9,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import cloudpickle
 import numpy as np
+import proc_toy_envs as toys
 import pytest
 
 import sekai
@@ -25,18 +24,6 @@ from sekai.vector.proc_vec_env import ProcVecEnv
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def _load_toys() -> ModuleType:
-    name = "proc_toy_envs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-toys = _load_toys()
 ToyEnv = toys.ToyEnv
 assert_released = toys.assert_released
 assert_no_leftovers = toys.assert_no_leftovers

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import cloudpickle
 import numpy as np
+import proc_toy_envs as toys
 import pytest
 
 import sekai
@@ -20,19 +18,6 @@ from sekai.testing import assert_trees_equal
 from sekai.vector.proc_vec_env import ProcVecEnv
 from sekai.vector.sync_vec_env import SyncVecEnv
 
-
-def _load_toys() -> ModuleType:
-    name = "proc_toy_envs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-toys = _load_toys()
 ToyEnv = toys.ToyEnv
 deadline = toys.deadline  # autouse
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import cloudpickle
 import numpy as np
+import proc_toy_envs as toys
 import pytest
 from drift_envs import Drift, DriftVecEnv, FrozenAwareDrift
 
@@ -18,19 +16,6 @@ import sekai
 from sekai.vector import SyncVecEnv
 from sekai.vector.proc_vec_env import ProcVecEnv
 
-
-def _load_toys() -> ModuleType:
-    name = "proc_toy_envs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-toys = _load_toys()
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
