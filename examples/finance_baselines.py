@@ -8,7 +8,8 @@
   initial spread: final P&L, its spread, the episode return (P&L less the running inventory
   penalty) and the mean absolute final inventory.
 
-Run ``python examples/finance_baselines.py`` (``--quick`` for a short smoke run).
+Run ``python examples/finance_baselines.py`` (``--quick`` for a short smoke run, ``--quiet``
+for no progress bars on a terminal).
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from numpy.typing import NDArray
 
 import sekai
 from sekai.envs.finance import MarketMakingVecEnv, OptimalExecutionVecEnv
+from sekai.utils import Progress
 
 Policy = Callable[[int], NDArray[np.float32]]
 
 
-def run_episodes(vec: sekai.vector.VecEnv, policy: Policy, seed: int) -> NDArray[np.float64]:
-    """One episode per sub-env (``autoreset=False``); returns each sub-env's episode return."""
+def run_episodes(
+    vec: sekai.vector.VecEnv, policy: Policy, seed: int, bar: Progress | None = None
+) -> NDArray[np.float64]:
+    """One episode per sub-env (``autoreset=False``); returns each sub-env's episode return.
+
+    ``bar``, if given, counts the vector steps.
+    """
     vec.reset(seed=seed)
     returns = np.zeros(vec.num_envs)
     done = np.zeros(vec.num_envs, dtype=bool)
@@ -38,6 +45,8 @@ def run_episodes(vec: sekai.vector.VecEnv, policy: Policy, seed: int) -> NDArray
         returns += result.rewards  # frozen sub-envs add 0
         done |= result.dones
         step += 1
+        if bar is not None:
+            bar.update()
     return returns
 
 
@@ -59,7 +68,7 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
         print(line(row))
 
 
-def optimal_execution(episodes: int, seed: int) -> None:
+def optimal_execution(episodes: int, seed: int, quiet: bool = False) -> None:
     """Almgren-Chriss vs TWAP on OptimalExecution-v0."""
     vec = sekai.make_vec("OptimalExecution-v0", episodes, vector_kwargs={"autoreset": False})
     assert isinstance(vec, OptimalExecutionVecEnv)
@@ -76,9 +85,12 @@ def optimal_execution(episodes: int, seed: int) -> None:
     }
     rows = []
     for name, (actions, holdings) in strategies.items():
-        returns = run_episodes(
-            vec, lambda k, a=actions: np.repeat(a[k][None], episodes, axis=0), seed
-        )
+        with Progress(
+            n_steps, f"OptimalExecution-v0 {name}", enabled=not quiet, leave=False
+        ) as bar:
+            returns = run_episodes(
+                vec, lambda k, a=actions: np.repeat(a[k][None], episodes, axis=0), seed, bar
+            )
         shortfall = vec.shortfall * bps  # per sub-env, in bps
         mean_model, var_model = env.expected_shortfall(-np.diff(holdings))
         mean_sim, var_sim = shortfall.mean(), shortfall.var()
@@ -103,7 +115,7 @@ def optimal_execution(episodes: int, seed: int) -> None:
     )
 
 
-def market_making(episodes: int, seed: int) -> None:
+def market_making(episodes: int, seed: int, quiet: bool = False) -> None:
     """Avellaneda-Stoikov vs fixed symmetric quotes on MarketMaking-v0."""
     vec = sekai.make_vec("MarketMaking-v0", episodes, vector_kwargs={"autoreset": False})
     assert isinstance(vec, MarketMakingVecEnv)
@@ -116,7 +128,10 @@ def market_making(episodes: int, seed: int) -> None:
     }
     rows = []
     for name, policy in strategies.items():
-        returns = run_episodes(vec, policy, seed)
+        with Progress(
+            vec.n_steps, f"MarketMaking-v0 {name}", enabled=not quiet, leave=False
+        ) as bar:
+            returns = run_episodes(vec, policy, seed, bar)
         pnl, inventory = vec.wealth, vec.inventory
         rows.append(
             [
@@ -140,11 +155,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a few hundred episodes only")
     parser.add_argument("--episodes", type=int, default=None, help="episodes per strategy")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
     episodes = args.episodes or (200 if args.quick else 20_000)
     start = time.perf_counter()
-    optimal_execution(episodes, args.seed)
-    market_making(episodes, args.seed)
+    optimal_execution(episodes, args.seed, args.quiet)
+    market_making(episodes, args.seed, args.quiet)
     print(f"\n{2 * 2 * episodes} episodes in {time.perf_counter() - start:.1f}s")
 
 

@@ -6,8 +6,9 @@ dashboards as GIFs, and print each episode's performance summary.
 * OptimalExecution-v0: the Almgren-Chriss schedule.
 * LimitOrderBook-v0: quote at the best bid and ask, flattening inventory near the limit.
 
-Needs the render extra (``pip install "sekai[render]"``). Run
-``python examples/render_dashboards.py [--out DIR] [--theme light|dark] [--quick]``.
+Needs the render extra (``pip install -e ".[render]"`` in a sekai checkout). Run
+``python examples/render_dashboards.py [--out DIR] [--theme light|dark] [--quick] [--quiet]``
+(``--quiet``: no progress bars on a terminal).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sekai.envs.finance import (
 )
 from sekai.finance import RecordPerformance
 from sekai.rendering import Dashboard, RecordFrames
+from sekai.utils import Progress
 
 Policy = Callable[[Any], Any]
 
@@ -62,6 +64,14 @@ def quote_the_touch(env: Any) -> Any:
     return np.array([1, 1, market])
 
 
+def episode_length(env: Any) -> int | None:
+    """The steps of an episode of ``env`` if it tells them (``n_steps``/``episode_length``)."""
+    for name in ("n_steps", "episode_length"):
+        if isinstance(length := getattr(env, name, None), int):
+            return length
+    return None
+
+
 def run(
     env_id: str,
     renderer: Dashboard,
@@ -71,19 +81,24 @@ def run(
     perf: dict[str, Any] | None,
     seed: int,
     max_steps: int | None,
+    quiet: bool = False,
 ) -> None:
     """Record one episode of ``env_id`` under ``policy`` and print what it did.
 
-    ``perf`` holds ``RecordPerformance`` options; None prints the last info instead.
+    ``perf`` holds ``RecordPerformance`` options; None prints the last info instead. A progress
+    bar counts the steps on a terminal unless ``quiet``.
     """
     inner = sekai.make(env_id)
     env = RecordFrames(inner if perf is None else RecordPerformance(inner, **perf), renderer)
     start = time.perf_counter()
     result: ResetResult[Any] | StepResult[Any] = env.reset(seed=seed)
     steps = 0
-    while not result.done and (max_steps is None or steps < max_steps):
-        result = env.step(policy(env.unwrapped))
-        steps += 1
+    limits = [n for n in (max_steps, episode_length(inner.unwrapped)) if n is not None]
+    with Progress(min(limits, default=None), env_id, enabled=not quiet, leave=False) as bar:
+        while not result.done and (max_steps is None or steps < max_steps):
+            result = env.step(policy(env.unwrapped))
+            steps += 1
+            bar.update()
     elapsed = time.perf_counter() - start
     path = env.save(out / f"{env_id}.gif")
     print(f"\n{env_id}: {steps} steps, {len(env.frames)} frames in {elapsed:.1f} s -> {path}")
@@ -103,6 +118,7 @@ def main() -> None:
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="30 steps per episode")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     max_steps = 30 if args.quick else None
@@ -115,7 +131,16 @@ def main() -> None:
         ("LimitOrderBook-v0", LimitOrderBookRenderer(**size), quote_the_touch, pnl),
     ]
     for env_id, renderer, policy, perf in runs:
-        run(env_id, renderer, policy, args.out, perf=perf, seed=args.seed, max_steps=max_steps)
+        run(
+            env_id,
+            renderer,
+            policy,
+            args.out,
+            perf=perf,
+            seed=args.seed,
+            max_steps=max_steps,
+            quiet=args.quiet,
+        )
 
 
 if __name__ == "__main__":

@@ -5,9 +5,10 @@
 2. A sekai vector env through the Stable-Baselines3 adapter:
    ``to_sb3(sekai.make_vec("CartPole-v1", 8))``.
 
-Each model is evaluated (deterministic actions) on a fresh ``to_gymnasium`` env. Needs
-``pip install "sekai[sb3]"``. Run ``python examples/train_ppo_cartpole.py`` (about a minute
-on two CPU cores per model; ``--quick`` for a short smoke run).
+Each model is evaluated (deterministic actions) on a fresh ``to_gymnasium`` env. Needs the
+``sb3`` extra (``pip install -e ".[sb3]"`` in a sekai checkout). Run
+``python examples/train_ppo_cartpole.py`` (about a minute on two CPU cores per model;
+``--quick`` for a short smoke run).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ try:
     from stable_baselines3.common.monitor import Monitor
 except ImportError as exc:
     raise SystemExit(
-        f'This example needs stable-baselines3: pip install "sekai[sb3]" ({exc})'
+        f"This example needs stable-baselines3: pip install stable-baselines3 ({exc})"
     ) from exc
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sekai import compat, envs, error, finance, rendering, spaces, stats, utils, vector, wrappers
 from sekai._version import __version__
@@ -44,6 +43,7 @@ from sekai.registry import (
     register_namespace,
     spec,
 )
+from sekai.registry import gymnasium_registration as _gymnasium_registration
 from sekai.registry import renderer_for as renderer_for
 from sekai.spaces import (
     Box,
@@ -110,6 +110,9 @@ from sekai.wrappers import (
     TransformObservation,
     TransformReward,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "__version__",
@@ -217,8 +220,15 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """The public names: ``__all__`` and ``renderer_for``."""
+    return sorted([*__all__, "renderer_for"])
+
+
 def __getattr__(name: str) -> Any:
     if name == "BackendMismatch":
+        import warnings
+
         warnings.warn(
             "sekai.BackendMismatch is deprecated and will be removed in sekai 0.3.",
             DeprecationWarning,
@@ -228,3 +238,10 @@ def __getattr__(name: str) -> Any:
             warnings.simplefilter("ignore", DeprecationWarning)
             return error.BackendMismatch
     raise AttributeError(f"module 'sekai' has no attribute {name!r}")
+
+
+del annotations, TYPE_CHECKING  # set-up of this module, not part of sekai's API
+
+
+# Every sekai id in gymnasium's registry as ``sekai/<id>``, once gymnasium is loaded.
+_gymnasium_registration.register_when_gymnasium_loads()

@@ -31,6 +31,7 @@ def _int_parser(low: int, words: str) -> Callable[[str], int]:
 
 _positive_int = _int_parser(1, "positive")
 _non_negative_int = _int_parser(0, "non-negative")
+_QUIET_HELP = "no progress bar (one is drawn only on a terminal: stderr, else stdout)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--steps", type=_positive_int, default=500)
     check.add_argument("--determinism", action="store_true", help="also compare two rollouts")
     check.add_argument("--strict", action="store_true", help="fail on warnings too")
+    check.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
 
     bench = commands.add_parser("bench", help="time random steps of an environment")
     bench.add_argument("env_id")
@@ -76,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--workers", type=_positive_int, default=None, help="proc workers")
     bench.add_argument("--seed", type=_non_negative_int, default=0)
+    bench.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
     return parser
 
 
@@ -127,11 +130,23 @@ def _info(env_id: str) -> int:
     return 0
 
 
-def _check(env_id: str, steps: int, determinism: bool, strict: bool) -> int:
+def _check(env_id: str, steps: int, determinism: bool, strict: bool, quiet: bool) -> int:
     import sekai
+    from sekai.utils.progress import Progress
 
-    with sekai.make(env_id) as env:
-        issues = sekai.check_env(env, n_steps=steps, check_determinism=determinism)
+    with sekai.make(env_id) as env, Progress(label=env_id, enabled=not quiet) as bar:
+
+        def report(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+            bar.update(done - bar.done)
+
+        issues = sekai.check_env(
+            env,
+            n_steps=steps,
+            check_determinism=determinism,
+            progress=report if bar.active else None,
+        )
     for issue in issues:
         print(issue)
     if not issues:
@@ -140,16 +155,9 @@ def _check(env_id: str, steps: int, determinism: bool, strict: bool) -> int:
     return 1 if failed else 0
 
 
-def _progress(label: str, done: int, total: int) -> None:
-    if sys.stdout.isatty():
-        width = 30
-        filled = width * done // total
-        bar = "#" * filled + "-" * (width - filled)
-        print(f"\r{label} [{bar}] {done}/{total}", end="" if done < total else "\n", flush=True)
-
-
 def _bench(args: argparse.Namespace) -> int:
     import sekai
+    from sekai.utils.progress import Progress
 
     if args.workers is not None and args.mode != "proc":
         print("error: --workers applies to --mode proc only", file=sys.stderr)
@@ -204,14 +212,15 @@ def _bench(args: argparse.Namespace) -> int:
         start()
         for _ in range(warmup):
             step()
-        chunk = max(steps // 100, 1)
-        began = time.perf_counter()
-        for done in range(steps):
-            step()
-            if done % chunk == 0:
-                _progress(args.env_id, done, steps)
-        elapsed = time.perf_counter() - began
-        _progress(args.env_id, steps, steps)
+        with Progress(steps, args.env_id, enabled=not args.quiet) as bar:
+            chunk = max(steps // 100, 1)  # update the bar every chunk steps: the loop stays bare
+            began = time.perf_counter()
+            for first in range(0, steps, chunk):
+                size = min(chunk, steps - first)
+                for _ in range(size):
+                    step()
+                bar.update(size)
+            elapsed = time.perf_counter() - began
     finally:
         closer()
     total = steps * args.num_envs
@@ -233,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _info(args.env_id)
         if args.command == "bench":
             return _bench(args)
-        return _check(args.env_id, args.steps, args.determinism, args.strict)
+        return _check(args.env_id, args.steps, args.determinism, args.strict, args.quiet)
     except SekaiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

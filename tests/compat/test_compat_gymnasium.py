@@ -389,6 +389,10 @@ def test_compat_all_and_lazy_classes() -> None:
     assert sekai.compat.__all__ == [
         "to_gymnasium",
         "from_gymnasium",
+        "to_gymnasium_vector",
+        "from_gymnasium_vector",
+        "register_gymnasium",
+        "to_sb3",
         "to_pettingzoo",
         "from_pettingzoo",
         "space_to_gymnasium",
@@ -396,9 +400,14 @@ def test_compat_all_and_lazy_classes() -> None:
         "SekaiToGymnasium",
         "GymnasiumToSekai",
         "GymnasiumRenderer",
+        "SekaiToGymnasiumVector",
+        "GymnasiumVectorToSekai",
+        "SekaiToSB3VecEnv",
         "SekaiToPettingZoo",
         "PettingZooToSekai",
     ]
+    for name in sekai.compat.__all__:
+        assert getattr(sekai.compat, name) is not None
     assert sekai.compat.SekaiToGymnasium is SekaiToGymnasium
     assert sekai.compat.GymnasiumRenderer is GymnasiumRenderer
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
@@ -407,7 +416,9 @@ def test_compat_all_and_lazy_classes() -> None:
 
 def test_missing_gymnasium_raises_import_error_with_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gymnasium", None)
-    hint = re.escape('pip install "sekai[gymnasium]"')
+    hint = re.escape(
+        'pip install gymnasium (or, in a sekai checkout, pip install -e ".[gymnasium]")'
+    )
     calls = [
         lambda: sekai.compat.to_gymnasium(Toy()),
         lambda: sekai.compat.from_gymnasium(object()),
@@ -422,7 +433,9 @@ def test_missing_gymnasium_raises_import_error_with_hint(monkeypatch: pytest.Mon
 
 def test_missing_pettingzoo_raises_import_error_with_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
-    hint = re.escape('pip install "sekai[pettingzoo]"')
+    hint = re.escape(
+        'pip install pettingzoo (or, in a sekai checkout, pip install -e ".[pettingzoo]")'
+    )
     for call in (
         lambda: sekai.compat.to_pettingzoo(object()),  # type: ignore[arg-type]
         lambda: sekai.compat.from_pettingzoo(object()),
@@ -444,13 +457,13 @@ def test_compat_imports_without_the_optional_dependencies() -> None:
             try:
                 fn(sekai.make("CartPole-v1"))
             except ImportError as exc:
-                assert f'pip install "sekai[{extra}]"' in str(exc), exc
+                assert f'pip install -e ".[{extra}]"' in str(exc), exc
             else:
                 raise AssertionError("no ImportError")
         try:
             import sekai.compat.gymnasium
         except ImportError as exc:
-            assert 'pip install "sekai[gymnasium]"' in str(exc), exc
+            assert 'pip install -e ".[gymnasium]"' in str(exc), exc
         else:
             raise AssertionError("no ImportError")
         print("ok")

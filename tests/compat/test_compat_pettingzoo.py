@@ -12,7 +12,7 @@ from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Box, Dict, Discrete
 
 pettingzoo = pytest.importorskip(
-    "pettingzoo", reason='PettingZoo is not installed (pip install "sekai[pettingzoo]")'
+    "pettingzoo", reason="PettingZoo is not installed (the pettingzoo extra)"
 )
 from pettingzoo.test import parallel_api_test  # noqa: E402
 
@@ -157,3 +157,109 @@ def test_pettingzoo_to_sekai_str_close_and_type_check() -> None:
     assert closed == [True]
     with pytest.raises(TypeError, match=r"pettingzoo\.ParallelEnv"):
         from_pettingzoo(TagTeam())
+
+
+# -- LimitOrderBookMarket through the bridge -------------------------------------------------
+
+LOCKSTEP_MARKETS: list[dict[str, Any]] = [
+    {"n_agents": 2},
+    {"n_agents": 3, "decision_intervals": [2.0, 2.0, 2.0], "session_length": 7.5},
+    {"n_agents": 1, "jitter": 0.3},
+]
+STAGGERED_MESSAGES: list[tuple[dict[str, Any], str]] = [
+    (
+        {"decision_intervals": [1.0, 2.5]},
+        "unequal decision_intervals [1.0, 2.5] (every agent acts at every step only with "
+        "equal decision_intervals and jitter=0)",
+    ),
+    (
+        {"jitter": 0.3},
+        "jitter=0.3 (every agent acts at every step only with equal decision_intervals and "
+        "jitter=0)",
+    ),
+    (
+        {"n_agents": 3, "decision_intervals": [1.0, 1.0, 3.0], "jitter": 0.1},
+        "unequal decision_intervals [1.0, 1.0, 3.0] and jitter=0.1 (every agent acts at every "
+        "step only with equal decision_intervals and jitter=0)",
+    ),
+]
+
+
+def _market(**kwargs: Any) -> Any:
+    from sekai.envs.finance.order_book import LimitOrderBookMarket
+
+    kwargs.setdefault("session_length", 10.0)
+    return LimitOrderBookMarket(**kwargs)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+@pytest.mark.parametrize("kwargs", LOCKSTEP_MARKETS)
+def test_market_passes_parallel_api_test(kwargs: dict[str, Any], seed: int) -> None:
+    import warnings
+
+    env = to_pettingzoo(_market(**kwargs))
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(seed + env.possible_agents.index(agent))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(env, num_cycles=100)
+    assert [str(w.message) for w in caught if w.filename.endswith("parallel_test.py")] == []
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_market_through_bridge_matches_sekai_env(seed: int) -> None:
+    from sekai.envs.finance.order_book import BUY, HOLD, SELL
+
+    direct = _market(n_agents=3, decision_intervals=2.0, session_length=9.0)
+    env = to_pettingzoo(_market(n_agents=3, decision_intervals=2.0, session_length=9.0))
+    first = direct.reset(seed=seed)
+    observations, infos = env.reset(seed=seed)
+    assert env.agents == env.possible_agents == ["trader_0", "trader_1", "trader_2"]
+    assert set(observations) == set(env.agents) and infos == first.info
+    choices = [np.array([1, 2, BUY]), np.array([2, 1, SELL]), np.array([0, 0, HOLD])]
+    steps = 0
+    while env.agents:
+        actions = {a: choices[(i + steps) % 3] for i, a in enumerate(env.agents)}
+        a = direct.step(actions)
+        observations, rewards, terminated, truncated, infos = env.step(actions)
+        steps += 1
+        assert set(observations) == set(rewards) == set(env.possible_agents)
+        for agent in env.possible_agents:
+            np.testing.assert_array_equal(
+                observations[agent]["agent"], a.observations[agent]["agent"]
+            )
+            assert rewards[agent] == a.rewards[agent]
+            assert infos[agent]["acting"] is True
+        assert terminated == a.terminated and truncated == a.truncated
+    assert steps == 5  # decisions at 0, 2, 4, 6, 8; the last interval is cut at 9
+    assert all(terminated.values()) and not any(truncated.values())
+
+
+@pytest.mark.parametrize(("kwargs", "reason"), STAGGERED_MESSAGES)
+def test_staggered_market_is_refused_up_front(kwargs: dict[str, Any], reason: str) -> None:
+    import re
+
+    market = _market(**kwargs)
+    assert market.staggered_by == reason
+    message = (
+        "SekaiToPettingZoo needs every agent in agents to act at every step, as PettingZoo's "
+        f"ParallelEnv does, but LimitOrderBookMarket lets only some act: {reason}. "
+        "For staggered turns use the sekai env directly."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        to_pettingzoo(market)
+
+
+def test_staggered_by_tells_whether_all_agents_act() -> None:
+    """``staggered_by`` is None exactly when the market makes every agent act every step."""
+    assert TagTeam().staggered_by is None
+    configs = [*LOCKSTEP_MARKETS, *(kwargs for kwargs, _ in STAGGERED_MESSAGES)]
+    for kwargs in configs:
+        market = _market(**kwargs)
+        market.reset(seed=2)
+        lockstep = True
+        while market.agents:
+            lockstep &= market.acting == market.agents
+            market.step({a: np.array([1, 1, 1]) for a in market.acting})
+        assert lockstep is (market.staggered_by is None), kwargs

@@ -21,11 +21,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 needs_sb3 = pytest.mark.skipif(
     importlib.util.find_spec("stable_baselines3") is None
     or importlib.util.find_spec("torch") is None,
-    reason='stable-baselines3 / torch are not installed (pip install "sekai[sb3]")',
+    reason="stable-baselines3 / torch are not installed (the sb3 extra)",
 )
 needs_contrib = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None,
-    reason='sb3-contrib is not installed (pip install "sekai[sb3]")',
+    reason="sb3-contrib is not installed (the sb3 extra)",
 )
 
 
@@ -150,6 +150,87 @@ def test_maskable_ppo_on_to_sb3(one_torch_thread: None) -> None:
     obs = vec.reset()
     actions, _ = model.predict(obs, action_masks=vec.action_masks(), deterministic=True)
     np.testing.assert_array_equal(actions, obs.argmax(axis=1))
+    vec.close()
+
+
+@needs_sb3
+@pytest.mark.parametrize("with_statistics", [False, True])
+def test_ppo_logs_ep_rew_mean_through_to_sb3(one_torch_thread: None, with_statistics: bool) -> None:
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import KVWriter, Logger
+
+    from sekai.compat import to_sb3
+
+    class Capture(KVWriter):
+        """Keeps every dump's values."""
+
+        def __init__(self) -> None:
+            self.rows: list[dict[str, Any]] = []
+
+        def write(self, key_values: dict[str, Any], key_excluded: Any, step: int = 0) -> None:
+            self.rows.append(dict(key_values))
+
+    class Episodes(BaseCallback):
+        """Finished episodes, counted from the rewards and dones PPO sees."""
+
+        def _on_training_start(self) -> None:
+            self.returns = np.zeros(4)
+            self.lengths = np.zeros(4, dtype=int)
+            self.done: list[tuple[float, int]] = []
+
+        def _on_step(self) -> bool:
+            self.returns += self.locals["rewards"]
+            self.lengths += 1
+            for i in np.flatnonzero(self.locals["dones"]):
+                self.done.append((float(self.returns[i]), int(self.lengths[i])))
+                self.returns[i], self.lengths[i] = 0.0, 0
+            return True
+
+    venv = sekai.make_vec("CartPole-v1", 4)
+    if with_statistics:
+        venv = sekai.VecRecordEpisodeStatistics(venv)
+    model = PPO(
+        "MlpPolicy", to_sb3(venv), n_steps=128, batch_size=128, n_epochs=2, seed=0, device="cpu"
+    )
+    capture = Capture()
+    model.set_logger(Logger(folder=None, output_formats=[capture]))
+    callback = Episodes()
+    model.learn(total_timesteps=2048, callback=callback)
+    assert model.num_timesteps == 2048
+    logged = [row for row in capture.rows if "rollout/ep_rew_mean" in row]
+    assert len(logged) == len(capture.rows) == 4  # one dump per rollout of 512 steps
+    last = callback.done[-100:]
+    assert len(callback.done) > 60
+    mean_return = logged[-1]["rollout/ep_rew_mean"]
+    assert np.isfinite(mean_return) and mean_return > 0
+    assert mean_return == pytest.approx(np.mean([r for r, _ in last]), rel=1e-12)
+    assert logged[-1]["rollout/ep_len_mean"] == pytest.approx(np.mean([n for _, n in last]))
+    if with_statistics:
+        tracker = venv.tracker  # type: ignore[attr-defined]
+        assert [(e.episode_return, e.episode_length) for e in tracker.episodes] == last
+
+
+@needs_sb3
+@needs_contrib
+def test_maskable_ppo_on_limit_order_book_without_wrappers(one_torch_thread: None) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from sekai.compat import to_sb3
+
+    vec = to_sb3(sekai.make_vec("LimitOrderBook-v0", 4))
+    assert list(vec.observation_space.spaces) == ["book", "trades/values", "trades/mask", "agent"]
+    obs = vec.reset()
+    masks = vec.action_masks()
+    assert masks.shape == (4, 6 + 6 + 3) and masks.dtype == np.bool_
+    assert obs["trades/values"].shape == (4, 16, 3) and obs["trades/mask"].shape == (4, 16)
+    model = MaskablePPO(
+        "MultiInputPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu"
+    )
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps == 256
+    actions, _ = model.predict(vec.reset(), action_masks=vec.action_masks(), deterministic=True)
+    assert actions.shape == (4, 3)
     vec.close()
 
 

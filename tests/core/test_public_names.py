@@ -209,3 +209,16 @@ def test_package_paths_work_as_env_entry_points(entry_point: str, registered: li
     env = sekai.make(new_id)
     assert type(env) is target
     env.close()
+
+
+def test_dir_of_sekai_lists_its_public_names_only() -> None:
+    names = dir(sekai)
+    assert names == sorted({*sekai.__all__, "renderer_for"})
+    for leftover in ("annotations", "Any", "TYPE_CHECKING", "warnings", "_types", "_version"):
+        assert leftover not in names
+    for setup_name in ("annotations", "Any", "TYPE_CHECKING", "warnings"):
+        assert not hasattr(sekai, setup_name)
+
+
+def test_dir_of_sekai_compat_lists_its_public_names_only() -> None:
+    assert dir(sekai.compat) == sorted(sekai.compat.__all__)

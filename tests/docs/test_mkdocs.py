@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.skipif(
     any(importlib.util.find_spec(name) is None for name in ("mkdocs", "mkdocstrings")),
-    reason="mkdocs or mkdocstrings is not installed (pip install 'sekai[docs]')",
+    reason="mkdocs or mkdocstrings is not installed (the docs extra)",
 )
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     proc = subprocess.run(

@@ -29,7 +29,7 @@ def test_finance_baselines_quick() -> None:
     assert "Almgren" in out and "Avellaneda" in out
 
 
-@pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="needs sekai[render]")
+@pytest.mark.skipif(importlib.util.find_spec("PIL") is None, reason="needs the render extra")
 def test_render_dashboards_writes_one_gif_per_env(tmp_path: Path) -> None:
     from PIL import Image
 

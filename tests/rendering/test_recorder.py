@@ -332,10 +332,10 @@ def test_missing_dependencies_name_the_extra(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setitem(sys.modules, "PIL", None)
-    with pytest.raises(ImportError, match=r'pip install "sekai\[render\]"'):
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[render\]"'):
         save_gif([FRAME], tmp_path / "a.gif")
     monkeypatch.setitem(sys.modules, "imageio", None)
     monkeypatch.setitem(sys.modules, "imageio.v2", None)
-    with pytest.raises(ImportError, match=r'pip install "sekai\[render\]"'):
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[render\]"'):
         save_video([FRAME], tmp_path / "a.mp4")
     assert not (tmp_path / "a.gif").exists()

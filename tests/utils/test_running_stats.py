@@ -14,6 +14,7 @@ def test_exported_from_sekai_utils_in_spec_order() -> None:
     assert sekai.utils.__all__ == [
         "np_random", "make_seed_sequence", "RunningMeanStd", "ExponentialMovingStats",
         "get_action_mask", "supports_action_mask", "action_mask_space", "flatten_action_mask",
+        "Progress",  # not in the spec: added after its names
     ]  # fmt: skip
 
 

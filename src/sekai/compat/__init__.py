@@ -1,4 +1,4 @@
-"""Bridges between sekai and gymnasium / PettingZoo.
+"""Bridges between sekai and gymnasium, PettingZoo and Stable-Baselines3.
 
 The functions import their optional dependency when called; a missing one raises
 ``ImportError`` naming the extra to install. The classes are loaded on first access.
@@ -19,13 +19,19 @@ if TYPE_CHECKING:
         SekaiToGymnasium,
         _Renderer,
     )
+    from sekai.compat.gymnasium_vector import SekaiToGymnasiumVector
     from sekai.compat.pettingzoo import PettingZooToSekai, SekaiToPettingZoo
     from sekai.core import Env, MultiAgentEnv
     from sekai.spaces import Space
+    from sekai.vector import VecEnv
 
 __all__ = [
     "to_gymnasium",
     "from_gymnasium",
+    "to_gymnasium_vector",
+    "from_gymnasium_vector",
+    "register_gymnasium",
+    "to_sb3",
     "to_pettingzoo",
     "from_pettingzoo",
     "space_to_gymnasium",
@@ -33,6 +39,9 @@ __all__ = [
     "SekaiToGymnasium",
     "GymnasiumToSekai",
     "GymnasiumRenderer",
+    "SekaiToGymnasiumVector",
+    "GymnasiumVectorToSekai",
+    "SekaiToSB3VecEnv",
     "SekaiToPettingZoo",
     "PettingZooToSekai",
 ]
@@ -41,6 +50,7 @@ _CLASS_PACKAGE = {
     "SekaiToGymnasium": "gymnasium",
     "GymnasiumToSekai": "gymnasium",
     "GymnasiumRenderer": "gymnasium",
+    "SekaiToGymnasiumVector": "gymnasium_vector",
     "SekaiToPettingZoo": "pettingzoo",
     "PettingZooToSekai": "pettingzoo",
     # sekai.compat.sb3 needs gymnasium; it imports stable-baselines3 itself, in to_sb3().
@@ -49,17 +59,21 @@ _CLASS_PACKAGE = {
     "SekaiToSB3VecEnv": "sb3",
     "GymnasiumVectorToSekai": "sb3",
 }
-_BRIDGE_DEPENDENCY = {"sb3": "gymnasium"}
+_BRIDGE_DEPENDENCY = {"sb3": "gymnasium", "gymnasium_vector": "gymnasium"}
 
 
 def _bridge(package: str) -> ModuleType:
-    """The bridge module ``sekai.compat.<package>`` (``gymnasium``, ``pettingzoo``, ``sb3``)."""
+    """The bridge module ``sekai.compat.<package>`` (``gymnasium``, ``pettingzoo``, ...)."""
     dependency = _BRIDGE_DEPENDENCY.get(package, package)
     try:
         importlib.import_module(dependency)
     except ImportError as exc:
         raise ImportError(install_hint(dependency)) from exc
     return importlib.import_module(f"sekai.compat.{package}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 def __getattr__(name: str) -> Any:
@@ -79,6 +93,21 @@ def to_gymnasium(
 def from_gymnasium(env: Any) -> GymnasiumToSekai:
     """The ``gymnasium.Env`` ``env`` as a ``sekai.Env`` (see ``GymnasiumToSekai``)."""
     return _bridge("gymnasium").GymnasiumToSekai(env)
+
+
+def to_gymnasium_vector(vec: VecEnv[Any, Any]) -> SekaiToGymnasiumVector:
+    """The sekai ``VecEnv`` ``vec`` as a ``gymnasium.vector.VectorEnv``."""
+    return _bridge("gymnasium_vector").to_gymnasium_vector(vec)
+
+
+def register_gymnasium() -> list[str]:
+    """Register every sekai id in gymnasium's registry (``sekai/<id>``); returns the new ids.
+
+    ``import sekai`` does this by itself once gymnasium is imported.
+    """
+    registration = importlib.import_module("sekai.registry.gymnasium_registration")
+    ids: list[str] = registration.register_gymnasium()
+    return ids
 
 
 def to_pettingzoo(env: MultiAgentEnv[Any, Any, Any]) -> SekaiToPettingZoo:

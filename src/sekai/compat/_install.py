@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from sekai.utils.extras import missing_extra
+
 __all__ = ["install_hint"]
 
 
 def install_hint(package: str) -> str:
     """The ``ImportError`` message for a missing optional ``package``."""
-    return (
-        f"sekai.compat needs {package}, which is not installed; "
-        f'install it with: pip install "sekai[{package}]"'
-    )
+    return missing_extra("sekai.compat", package, package)

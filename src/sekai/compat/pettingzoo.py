@@ -27,7 +27,9 @@ def _per_agent_infos(info: dict[Any, Any], agents: Any) -> dict[Any, dict[str, A
 class SekaiToPettingZoo(ParallelEnv):
     """A ``sekai.MultiAgentEnv`` seen as a PettingZoo ``ParallelEnv``.
 
-    Infos are per agent: the sekai env's ``info[agent]`` (empty when it has none).
+    Infos are per agent: the sekai env's ``info[agent]`` (empty when it has none). Every agent
+    in ``agents`` must act at every step, as PettingZoo's parallel API has it: an env whose
+    ``staggered_by`` is not ``None`` (only some agents act at a step) raises ``ValueError``.
     """
 
     def __init__(self, env: MultiAgentEnv[Any, Any, Any]) -> None:
@@ -35,6 +37,13 @@ class SekaiToPettingZoo(ParallelEnv):
             raise TypeError(
                 f"SekaiToPettingZoo expects a sekai.MultiAgentEnv, got {type(env).__name__}; "
                 "use sekai.compat.to_gymnasium for a sekai.Env."
+            )
+        staggered_by = env.staggered_by
+        if staggered_by is not None:
+            raise ValueError(
+                "SekaiToPettingZoo needs every agent in agents to act at every step, as "
+                f"PettingZoo's ParallelEnv does, but {type(env).__name__} lets only some act: "
+                f"{staggered_by}. For staggered turns use the sekai env directly."
             )
         self.sekai_env = env
         self.possible_agents = list(env.possible_agents)

@@ -1,8 +1,10 @@
 """Vector-env bridges: sekai ``VecEnv`` → Stable-Baselines3, gymnasium ``VectorEnv`` → sekai.
 
 ``to_sb3(venv)`` wraps any autoresetting sekai ``VecEnv`` in ``SekaiToSB3VecEnv``, a
-``stable_baselines3.common.vec_env.VecEnv``. Stable-Baselines3 is imported on first use (the
-class itself is built then), so ``from_gymnasium_vector`` needs only gymnasium.
+``stable_baselines3.common.vec_env.VecEnv`` that reports episodes in SB3's ``info["episode"]``
+format and, by default, flattens observations SB3's policies cannot take. Stable-Baselines3 is
+imported on first use (the class itself is built then), so ``from_gymnasium_vector`` needs only
+gymnasium.
 
 ``from_gymnasium_vector(gym_vec)`` wraps a ``gymnasium.vector.VectorEnv`` in
 ``GymnasiumVectorToSekai``, a sekai ``VecEnv``. Supported:
@@ -28,10 +30,16 @@ from gymnasium.vector import AutoresetMode
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
+from sekai.compat._sb3_support import (
+    EpisodeReporter,
+    ObservationFlattener,
+    observation_flattener,
+)
 from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
 from sekai.error import VecEnvWorkerError
 from sekai.spaces.masking import action_mask_space, flatten_action_mask
 from sekai.spaces.utils import concatenate
+from sekai.utils.extras import missing_extra
 from sekai.vector.native import take_index
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
@@ -49,8 +57,11 @@ if TYPE_CHECKING:
         """What type checkers see of the class ``_sb3_adapter_class`` builds."""
 
         venv: VecEnv[Any, Any]
+        flatten_observations: bool
+        observation_flattener: ObservationFlattener | None
+        t_start: float
 
-        def __init__(self, venv: VecEnv[Any, Any]) -> None: ...
+        def __init__(self, venv: VecEnv[Any, Any], *, flatten_observations: bool = ...) -> None: ...
         def action_masks(self) -> NDArray[np.bool_]: ...
 
 
@@ -62,10 +73,7 @@ __all__ = [
     "vector_infos_to_list",
 ]
 
-SB3_INSTALL_HINT = (
-    "sekai.compat.to_sb3 needs stable-baselines3, which is not installed; "
-    'install it with: pip install "sekai[sb3]"'
-)
+SB3_INSTALL_HINT = missing_extra("sekai.compat.to_sb3", "stable-baselines3", "sb3")
 """Message of the ``ImportError`` raised when stable-baselines3 is missing."""
 
 _SEKAI_FINAL_KEYS = ("final_observation", "final_info", "reset_info")
@@ -116,6 +124,22 @@ def _sb3_adapter_class() -> type[SekaiToSB3VecEnv]:
         ``terminal_observation`` (sekai's ``final_observation``) and ``TimeLimit.truncated``
         (truncated and not terminated), and its reset info goes to ``reset_infos``. Sekai's
         ``final_observation`` / ``final_info`` / ``reset_info`` keys are removed.
+
+        Episodes: each finished sub-env's info holds SB3's ``"episode": {"r": return, "l":
+        length, "t": seconds since t_start}`` ("t" rounded to 6 digits as by SB3's ``Monitor``;
+        ``t_start`` is the adapter's ``time.monotonic()`` at creation). An ``EpisodeStats``
+        the stack put under "episode" (``VecRecordEpisodeStatistics``, or
+        ``RecordEpisodeStatistics`` in the sub-envs) gives the figures and moves to
+        ``"episode_stats"``; a mapping there (gymnasium's statistics) is kept; else the adapter
+        counts the rewards and steps it passes on since the last episode end or ``reset()``.
+
+        Observations: with ``flatten_observations=True`` (default) a space SB3's policies
+        cannot take is converted by ``observation_flattener`` (None otherwise): a Dict with
+        nested Dict / MaskedBox / Tuple parts becomes a flat Dict keyed by path joined with "/"
+        (parts SB3 takes kept as they are, others a float32 Box holding sekai's ``flatten`` of
+        them), any other space one float32 Box (``flatten_space``); a Sequence raises
+        ``ValueError``. ``terminal_observation`` is converted alike. False: sekai's observations.
+
         ``seed(s)`` gives sub-env ``i`` the seed ``s + i`` at the next ``reset()``.
         ``env_method`` / ``get_attr`` / ``set_attr`` use sekai's ``call`` / ``get_attr`` /
         ``set_attr``; a strict subset of ``indices`` needs in-process sub-envs
@@ -124,21 +148,37 @@ def _sb3_adapter_class() -> type[SekaiToSB3VecEnv]:
         ``MaskablePPO``). Sekai envs have no ``render_mode``: it reads as None.
         """
 
-        def __init__(self, venv: VecEnv[Any, Any]) -> None:
+        def __init__(self, venv: VecEnv[Any, Any], *, flatten_observations: bool = True) -> None:
             if not isinstance(venv, VecEnv):
                 raise TypeError(f"SekaiToSB3VecEnv expects a sekai VecEnv, got {type(venv)}.")
+            if not isinstance(flatten_observations, bool):
+                raise TypeError(
+                    "SekaiToSB3VecEnv: flatten_observations must be a bool, got "
+                    f"{type(flatten_observations).__name__}."
+                )
             if not venv.autoreset:
                 raise ValueError(
                     "Stable-Baselines3 needs a vector env that resets finished sub-envs: "
                     "build the sekai VecEnv with autoreset=True."
                 )
             self.venv = venv
+            self.flatten_observations = flatten_observations
+            self.observation_flattener = (
+                observation_flattener(venv.observation_space) if flatten_observations else None
+            )
             self._actions: Any = None
             self._pending_seeds: list[SeedType] | None = None
             self._pending_options: Any = None
+            self._episodes = EpisodeReporter(venv.num_envs)
+            self.t_start = self._episodes.t_start
+            flattener = self.observation_flattener
+            if flattener is None:
+                obs_space = space_to_gymnasium(venv.observation_space)
+            else:
+                obs_space = flattener.gymnasium_space
             super().__init__(
                 venv.num_envs,
-                space_to_gymnasium(venv.observation_space),
+                obs_space,
                 space_to_gymnasium(venv.action_space),
             )
 
@@ -155,14 +195,25 @@ def _sb3_adapter_class() -> type[SekaiToSB3VecEnv]:
             """Options (one dict, or one per sub-env) for the next ``reset()``."""
             self._pending_options = options
 
+        def _observations(self, batch: Any) -> VecEnvObs:
+            """``batch`` in the form of ``observation_space``."""
+            flattener = self.observation_flattener
+            converted: VecEnvObs = (
+                batch if flattener is None else flattener.batch(batch, self.num_envs)
+            )
+            return converted
+
         def reset(self) -> VecEnvObs:
-            """Reset the sekai VecEnv with the pending seeds/options; infos to ``reset_infos``."""
+            """Reset the sekai VecEnv with the pending seeds/options; infos to ``reset_infos``.
+
+            Restarts the adapter's episode counts.
+            """
             result = self.venv.reset(seed=self._pending_seeds, options=self._pending_options)
             self._pending_seeds = None
             self._pending_options = None
+            self._episodes.restart()
             self.reset_infos = list(result.infos)
-            observations: VecEnvObs = result.observations
-            return observations
+            return self._observations(result.observations)
 
         def step_async(self, actions: np.ndarray) -> None:
             """Remember ``actions`` for ``step_wait``."""
@@ -173,25 +224,34 @@ def _sb3_adapter_class() -> type[SekaiToSB3VecEnv]:
             result = self.venv.step(self._actions)
             self._actions = None
             dones = result.terminated | result.truncated
-            infos: list[dict[str, Any]] = []
-            for i, info in enumerate(result.infos):
-                if not dones[i]:
-                    infos.append(info)
-                    continue
-                if "final_observation" not in info:
-                    raise RuntimeError(
-                        f"Sub-env {i} finished without 'final_observation' in its info: the "
-                        "sekai VecEnv must reset finished sub-envs (autoreset=True)."
-                    )
-                converted = {k: v for k, v in info.items() if k not in _SEKAI_FINAL_KEYS}
-                converted["terminal_observation"] = info["final_observation"]
-                converted["TimeLimit.truncated"] = bool(
-                    result.truncated[i] and not result.terminated[i]
+            self._episodes.add(result.rewards)
+            infos: list[dict[str, Any]] = list(result.infos)
+            finished = np.flatnonzero(dones)
+            for i in finished.tolist():
+                infos[i] = self._finished_info(
+                    i, infos[i], result.terminated[i], result.truncated[i]
                 )
-                self.reset_infos[i] = info.get("reset_info", {})
-                infos.append(converted)
-            observations: VecEnvObs = result.observations
+            self._episodes.ended(finished)
+            observations = self._observations(result.observations)
             return observations, result.rewards.astype(np.float32), dones, infos
+
+        def _finished_info(
+            self, i: int, info: dict[str, Any], terminated: np.bool_, truncated: np.bool_
+        ) -> dict[str, Any]:
+            """Sub-env ``i``'s info in SB3's form, at the end of an episode."""
+            if "final_observation" not in info:
+                raise RuntimeError(
+                    f"Sub-env {i} finished without 'final_observation' in its info: the "
+                    "sekai VecEnv must reset finished sub-envs (autoreset=True)."
+                )
+            converted = {k: v for k, v in info.items() if k not in _SEKAI_FINAL_KEYS}
+            final = info["final_observation"]
+            flattener = self.observation_flattener
+            converted["terminal_observation"] = final if flattener is None else flattener.one(final)
+            converted["TimeLimit.truncated"] = bool(truncated and not terminated)
+            self.reset_infos[i] = info.get("reset_info", {})
+            self._episodes.report(converted, i)
+            return converted
 
         def close(self) -> None:
             """Close the sekai VecEnv."""
@@ -305,9 +365,13 @@ def _sb3_adapter_class() -> type[SekaiToSB3VecEnv]:
     return cast("type[SekaiToSB3VecEnv]", _SekaiToSB3VecEnv)
 
 
-def to_sb3(venv: VecEnv[Any, Any]) -> SekaiToSB3VecEnv:
-    """``venv`` as a Stable-Baselines3 ``VecEnv`` (see ``SekaiToSB3VecEnv``)."""
-    return _sb3_adapter_class()(venv)
+def to_sb3(venv: VecEnv[Any, Any], *, flatten_observations: bool = True) -> SekaiToSB3VecEnv:
+    """``venv`` as a Stable-Baselines3 ``VecEnv`` (see ``SekaiToSB3VecEnv``).
+
+    ``flatten_observations``: convert observation spaces SB3's policies cannot take (nested
+    Dicts, MaskedBox parts, Tuples, ...) into ones they can; False keeps sekai's observations.
+    """
+    return _sb3_adapter_class()(venv, flatten_observations=flatten_observations)
 
 
 def __getattr__(name: str) -> Any:

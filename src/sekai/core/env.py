@@ -19,6 +19,34 @@ __all__ = ["Env", "install_async_fallbacks"]
 
 _ASYNC_PAIRS = (("step", "async_step"), ("reset", "async_reset"))
 
+RENDERING_HINT = (
+    "a sekai env does not draw itself: a renderer does, e.g. "
+    "sekai.renderer_for(env).render(env) (see sekai.rendering); for gymnasium's render() and "
+    "render_mode use sekai.compat.to_gymnasium(env, renderer=sekai.renderer_for(env), "
+    "render_mode='rgb_array')."
+)
+"""Where rendering lives, for messages about ``render()`` and ``render_mode``."""
+
+
+class GymnasiumName:
+    """A name gymnasium envs have and sekai envs lack: reading it raises ``AttributeError``
+    saying what sekai has instead. A subclass or an instance may still define the name.
+
+    A class attribute rather than ``__getattr__``, which would slow every attribute read.
+    """
+
+    def __init__(self, hint: str) -> None:
+        self.hint = hint
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        raise AttributeError(f"{type(obj).__name__} has no {self.name}: {self.hint}")
+
 
 def _owner_index(mro: tuple[type, ...], name: str) -> int:
     for index, klass in enumerate(mro):
@@ -99,6 +127,13 @@ class Env(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType]):
     def set_attr(self, name: str, value: Any) -> None:
         """Set attribute ``name``."""
         setattr(self, name, value)
+
+    if not TYPE_CHECKING:  # unknown to type checkers, so that subclasses may define them
+        render = GymnasiumName(RENDERING_HINT)
+        render_mode = GymnasiumName(RENDERING_HINT)
+        np_random = GymnasiumName(
+            "a sekai env keeps its generator in env.rng (seeded by reset(seed=...))."
+        )
 
     def __str__(self) -> str:
         spec = self.spec

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from sekai._types import ActType, AgentID, ObsType, SeedType
 from sekai.core.closing import Closing
+from sekai.core.env import RENDERING_HINT, GymnasiumName
 from sekai.core.result import MAResetResult, MAStepResult
 from sekai.core.rng import SeededRNG
 
@@ -43,6 +44,22 @@ class MultiAgentEnv(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType, Agent
     async def async_step(self, actions: dict[AgentID, ActType]) -> MAStepResult[ObsType]:
         """Async ``step``; runs the sync method."""
         return self.step(actions)
+
+    @property
+    def staggered_by(self) -> str | None:
+        """What lets only some of ``agents`` act at a step, or ``None``: all act at every step.
+
+        Envs with their own turn clocks override this with a short phrase naming the setting
+        (and how to turn it off); lockstep bridges such as ``to_pettingzoo`` refuse them.
+        """
+        return None
+
+    if not TYPE_CHECKING:  # unknown to type checkers, so that subclasses may define them
+        render = GymnasiumName(RENDERING_HINT)
+        render_mode = GymnasiumName(RENDERING_HINT)
+        np_random = GymnasiumName(
+            "a sekai env keeps its generator in env.rng (seeded by reset(seed=...))."
+        )
 
     @property
     def num_agents(self) -> int:

@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Any, Generic, SupportsIndex, overload
 
 from sekai._types import ObsType
 
 __all__ = ["MAResetResult", "MAStepResult", "ResetResult", "StepResult", "merge_autoreset"]
 
 
+class TupleLike:
+    """Unpacking, ``len()`` and indexing over a result's fields in order, as the tuples of
+    gymnasium and PettingZoo allow: ``obs, info = env.reset()``, ``env.step(a)[0]``."""
+
+    __slots__ = ()
+
+    def _astuple(self) -> tuple[Any, ...]:
+        """The fields in order (shallow: the objects themselves, not copies)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define _astuple().")
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._astuple())
+
+    def __len__(self) -> int:
+        return len(self._astuple())
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Any, ...]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
+        return self._astuple()[index]
+
+
 @dataclass(frozen=True, slots=True)
-class StepResult(Generic[ObsType]):
-    """What ``step()`` returns."""
+class StepResult(TupleLike, Generic[ObsType]):
+    """What ``step()`` returns; unpacks as ``obs, reward, terminated, truncated, info``."""
 
     observation: ObsType
     reward: float
@@ -25,10 +52,13 @@ class StepResult(Generic[ObsType]):
         """``terminated or truncated``."""
         return bool(self.terminated or self.truncated)
 
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observation, self.reward, self.terminated, self.truncated, self.info)
+
 
 @dataclass(frozen=True, slots=True)
-class ResetResult(Generic[ObsType]):
-    """What ``reset()`` returns."""
+class ResetResult(TupleLike, Generic[ObsType]):
+    """What ``reset()`` returns; unpacks as ``obs, info``."""
 
     observation: ObsType
     info: dict[str, Any]
@@ -37,6 +67,9 @@ class ResetResult(Generic[ObsType]):
     def done(self) -> bool:
         """Always False, so one ``while not result.done`` loop serves both results."""
         return False
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observation, self.info)
 
 
 def _fast_init_step_result() -> None:
@@ -92,8 +125,9 @@ def _agent_done(terminated: dict[Any, bool], truncated: dict[Any, bool], agent: 
 
 
 @dataclass(frozen=True, slots=True)
-class MAStepResult(Generic[ObsType]):
-    """What ``MultiAgentEnv.step()`` returns, keyed by agent ID."""
+class MAStepResult(TupleLike, Generic[ObsType]):
+    """What ``MultiAgentEnv.step()`` returns, keyed by agent ID; unpacks as PettingZoo's
+    ``observations, rewards, terminations, truncations, infos``."""
 
     observations: dict[Any, ObsType]
     rewards: dict[Any, float]
@@ -113,10 +147,13 @@ class MAStepResult(Generic[ObsType]):
         agents = self.terminated.keys() | self.truncated.keys()
         return any(_agent_done(self.terminated, self.truncated, a) for a in agents)
 
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observations, self.rewards, self.terminated, self.truncated, self.info)
+
 
 @dataclass(frozen=True, slots=True)
-class MAResetResult(Generic[ObsType]):
-    """What ``MultiAgentEnv.reset()`` returns."""
+class MAResetResult(TupleLike, Generic[ObsType]):
+    """What ``MultiAgentEnv.reset()`` returns; unpacks as ``observations, infos``."""
 
     observations: dict[Any, ObsType]
     info: dict[Any, Any]
@@ -130,3 +167,6 @@ class MAResetResult(Generic[ObsType]):
     def any_done(self) -> bool:
         """Always False."""
         return False
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observations, self.info)

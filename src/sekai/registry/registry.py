@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
+import inspect
 import re
 import reprlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sekai.core.env import Env
+from sekai.core.env import RENDERING_HINT, Env
 from sekai.core.spec import (
     DataEntryPoint,
     EnvSpec,
@@ -104,6 +105,39 @@ def _resolve(entry_point: object, what: str) -> Callable[..., Any]:
     )
 
 
+_NO_RENDER_MODE = "unexpected keyword argument 'render_mode'"
+
+
+def _render_mode_error(call: str, id: str, render_mode: object) -> TypeError:
+    return TypeError(
+        f"{call}({id!r}, render_mode={render_mode!r}): sekai envs have no render_mode; "
+        f"{RENDERING_HINT}"
+    )
+
+
+def _takes_render_mode(creator: Callable[..., Any]) -> bool:
+    """False when ``creator``'s signature has neither a ``render_mode`` keyword nor ``**kwargs``."""
+    try:
+        parameters = inspect.signature(creator).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(
+        p.kind is p.VAR_KEYWORD or (p.name == "render_mode" and p.kind is not p.POSITIONAL_ONLY)
+        for p in parameters
+    )
+
+
+def _create(build: Callable[[], Any], kwargs: dict[str, Any], call: str, id: str) -> Any:
+    """``build()``, which passes ``kwargs`` on; a ``render_mode`` among them that is refused
+    raises a ``TypeError`` saying how sekai envs are drawn."""
+    try:
+        return build()
+    except TypeError as exc:
+        if "render_mode" in kwargs and _NO_RENDER_MODE in str(exc):
+            raise _render_mode_error(call, id, kwargs["render_mode"]) from exc
+        raise
+
+
 def _make_from_spec(
     spec: EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
 ) -> Env[Any, Any]:
@@ -115,7 +149,7 @@ def _make_from_spec(
     merged = {**spec.kwargs, **kwargs}
     used = dataclasses.replace(spec, kwargs=merged, max_episode_steps=steps)
     creator = _resolve(spec.entry_point, f"Entry point of {spec.id!r}")
-    env = creator(**merged)
+    env = _create(lambda: creator(**merged), merged, "make", spec.id)
     _check_built(env, Env, f"Entry point {_entry_point_name(spec.entry_point)} of {spec.id!r}")
     env.spec = used
     if steps is not None:
@@ -255,7 +289,8 @@ class EnvRegistry:
             )
         factory = _resolve(found.renderer, f"Renderer of {found.id!r}")
         renderer = factory(**kwargs)
-        if not isinstance(renderer, Renderer):
+        # An Env matches the Renderer protocol by its render attribute, which only raises.
+        if not isinstance(renderer, Renderer) or isinstance(renderer, Env):
             raise TypeError(
                 f"Renderer {_entry_point_name(found.renderer)} of {found.id!r} returned "
                 f"{type(renderer).__name__} {reprlib.repr(renderer)}, which lacks render(env) "
@@ -448,13 +483,22 @@ def make_vec(
             )
         factory = _resolve(found.vector_entry_point, f"Vector entry point of {found.id!r}")
         limit = {} if steps is None else {"max_episode_steps": steps}
-        vec = factory(num_envs=num_envs, **merged, **limit, **extra)
+        vec = _create(
+            lambda: factory(num_envs=num_envs, **merged, **limit, **extra),
+            merged,
+            "make_vec",
+            found.id,
+        )
         _check_built(
             vec,
             VecEnv,
             f"Vector entry point {_entry_point_name(found.vector_entry_point)} of {found.id!r}",
         )
     else:
+        if "render_mode" in merged and found.entry_point is not None:
+            creator = _resolve(found.entry_point, f"Entry point of {found.id!r}")
+            if not _takes_render_mode(creator):  # refused here, before any sub-env is built
+                raise _render_mode_error("make_vec", found.id, merged["render_mode"])
         env_fns = [_sub_env_factory(found, merged, steps, wrapper_fns)] * num_envs
         if mode == "sync":
             vec = SyncVecEnv(env_fns, **extra)

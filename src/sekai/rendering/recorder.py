@@ -15,10 +15,9 @@ from sekai.core.env import Env
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import Wrapper
 from sekai.rendering.renderer import Renderer, RenderFrame
+from sekai.utils.extras import missing_extra
 
 __all__ = ["RecordFrames", "save_gif", "save_video"]
-
-_INSTALL = 'pip install "sekai[render]"'
 
 
 class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
@@ -37,7 +36,8 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         max_frames: int | None = None,
     ) -> None:
         super().__init__(env)
-        if not isinstance(renderer, Renderer):
+        # An Env matches the Renderer protocol by its render attribute, which only raises.
+        if not isinstance(renderer, Renderer) or isinstance(renderer, Env):
             raise TypeError(
                 "RecordFrames: renderer must have render(env) and close(), "
                 f"got {type(renderer).__name__}."
@@ -179,7 +179,7 @@ def save_gif(frames: Any, path: str | os.PathLike[str], fps: float = 30) -> Path
     try:
         from PIL import Image
     except ImportError as exc:
-        raise ImportError(f"save_gif needs Pillow: {_INSTALL}") from exc
+        raise ImportError(missing_extra("save_gif", "pillow", "render")) from exc
     if images[0].ndim == 3 and images[0].shape[2] == 3:
         sample = images[:: max(len(images) // 16, 1)]
         colours = np.unique(np.concatenate([_pack(f).ravel() for f in sample]))
@@ -228,7 +228,7 @@ def save_video(frames: Any, path: str | os.PathLike[str], fps: float = 30) -> Pa
     try:
         import imageio.v2
     except ImportError as exc:
-        raise ImportError(f"save_video needs imageio: {_INSTALL}") from exc
+        raise ImportError(missing_extra("save_video", "imageio", "render")) from exc
     target = Path(path)
     arrays: list[ArrayLike] = list(images)
     imageio.v2.mimsave(target, arrays, fps=fps)

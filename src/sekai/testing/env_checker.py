@@ -6,7 +6,7 @@ import asyncio
 import copy
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +93,8 @@ class _Checker:
         warn: bool,
         check_obs_space: bool,
         check_action_space: bool,
+        determinism: bool,
+        progress: Callable[[int, int], None] | None,
     ) -> None:
         self.env = env
         self.n_steps = n_steps
@@ -105,6 +107,14 @@ class _Checker:
         self.mask_failures: set[str] = set()
         self.observation_space: Space[Any]
         self.action_space: Space[Any]
+        self.progress = progress
+        self.determinism_steps = min(n_steps, _DETERMINISM_MAX_STEPS)
+        self.total_steps = n_steps + (2 * self.determinism_steps if determinism else 0)
+
+    def advance(self, done: int) -> None:
+        """Report ``done`` of the ``total_steps`` env steps to the progress callback."""
+        if self.progress is not None:
+            self.progress(done, self.total_steps)
 
     # reporting ------------------------------------------------------------------------------
     def error(self, message: str) -> None:
@@ -311,6 +321,7 @@ class _Checker:
             self.note_obs(obs, where, "steps")
             infinite += self.check_step_values(step, i)
             self.check_info(step.info, where, "steps")
+            self.advance(i + 1)
             if not (_flag_is_true(step.terminated) or _flag_is_true(step.truncated)):
                 continue
             where = f"reset() after the episode ended at step {i}"
@@ -332,6 +343,7 @@ class _Checker:
             saved = self.snapshot(obs)
             self.note_obs(obs, where, "resets")
             self.check_info(result.info, where, "resets")
+        self.advance(self.n_steps)
         if infinite:
             self.warning(f"Encountered {infinite} infinite reward(s) during {self.n_steps} steps.")
         return True
@@ -392,6 +404,7 @@ class _Checker:
         except Exception as exc:
             self.error(f"The determinism check's rollout raised {_describe(exc)}")
             return
+        self.advance(self.total_steps)
         if not _equal(first, second):
             self.warning(
                 f"Two rollouts with reset(seed={_DETERMINISM_SEED}) and the same "
@@ -404,7 +417,7 @@ class _Checker:
         space.seed(_DETERMINISM_SEED)
         result = self.env.reset(seed=_DETERMINISM_SEED)
         record = [copy.deepcopy(result.observation)]
-        for _ in range(min(self.n_steps, _DETERMINISM_MAX_STEPS)):
+        for _ in range(self.determinism_steps):
             try:
                 action = self.sample(space)
             except Exception as exc:
@@ -481,6 +494,7 @@ def check_env(
     check_reset_seed: bool = True,
     check_determinism: bool = False,
     check_async: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[str]:
     """Validate that ``env`` correctly implements the sekai ``Env`` API.
 
@@ -488,8 +502,13 @@ def check_env(
     passed. Exceptions from the env are reported, not raised. The env is reset and stepped, so
     pass a fresh one. The async check is skipped inside a running event loop.
 
+    ``progress``, if given, is called as ``progress(done, total)``: after each env step of the
+    random rollout, at its end and at the end of the determinism check, with ``done`` of the
+    ``total`` env steps those take at most (a rollout cut short jumps to its end).
+
     ``n_steps`` must be a positive int (``TypeError`` for another type, bools included;
-    ``ValueError`` below 1) and the flags bools (``TypeError``); these raise.
+    ``ValueError`` below 1), the flags bools and ``progress`` callable or None (``TypeError``);
+    these raise.
     """
     n_steps = _check_n_steps(n_steps)
     for name, flag in (
@@ -502,12 +521,18 @@ def check_env(
     ):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"check_env {name} must be a bool, got {type(flag).__name__} {flag!r}.")
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"check_env progress must be callable or None, got {type(progress).__name__}."
+        )
     checker = _Checker(
         env,
         n_steps=n_steps,
         warn=warn_on_anomaly,
         check_obs_space=check_obs_space,
         check_action_space=check_action_space,
+        determinism=bool(check_determinism),
+        progress=progress,
     )
     if not checker.check_spaces():
         return checker.issues

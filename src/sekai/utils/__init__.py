@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from sekai.utils._moved import moved_names
+from sekai.utils.progress import Progress
 from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
 from sekai.utils.seeding import make_seed_sequence, np_random
 
@@ -19,6 +20,7 @@ __all__ = [
     "supports_action_mask",
     "action_mask_space",
     "flatten_action_mask",
+    "Progress",
 ]
 
 __getattr__ = moved_names(

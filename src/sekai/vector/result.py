@@ -9,13 +9,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import ObsType
+from sekai.core.result import TupleLike
 
 __all__ = ["VecResetResult", "VecStepResult", "stack_infos"]
 
 
 @dataclass(frozen=True, slots=True)
-class VecStepResult(Generic[ObsType]):
-    """What ``VecEnv.step()`` returns: batched results and one info dict per sub-env."""
+class VecStepResult(TupleLike, Generic[ObsType]):
+    """What ``VecEnv.step()`` returns: batched results and one info dict per sub-env; unpacks
+    as ``obs, rewards, terminated, truncated, infos``."""
 
     observations: ObsType
     rewards: NDArray[np.float64]
@@ -28,10 +30,13 @@ class VecStepResult(Generic[ObsType]):
         """``terminated | truncated``."""
         return self.terminated | self.truncated
 
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observations, self.rewards, self.terminated, self.truncated, self.infos)
+
 
 @dataclass(frozen=True, slots=True)
-class VecResetResult(Generic[ObsType]):
-    """What ``VecEnv.reset()`` returns."""
+class VecResetResult(TupleLike, Generic[ObsType]):
+    """What ``VecEnv.reset()`` returns; unpacks as ``obs, infos``."""
 
     observations: ObsType
     infos: list[dict[str, Any]]
@@ -40,6 +45,9 @@ class VecResetResult(Generic[ObsType]):
     def dones(self) -> NDArray[np.bool_]:
         """All False, one per sub-env."""
         return np.zeros(len(self.infos), dtype=bool)
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return (self.observations, self.infos)
 
 
 def stack_infos(infos: list[dict[str, Any]]) -> dict[str, NDArray[Any]]:

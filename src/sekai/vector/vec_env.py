@@ -284,6 +284,18 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
         return self._batched("action", self.action_space)
 
     @property
+    def single_observation_space(self) -> Space[Any]:
+        """``observation_space``, under gymnasium's name: a sekai ``observation_space`` is
+        already the single-env space (gymnasium's batched one is ``batch_observation_space``)."""
+        return self.observation_space
+
+    @property
+    def single_action_space(self) -> Space[Any]:
+        """``action_space``, under gymnasium's name: a sekai ``action_space`` is already the
+        single-env space (gymnasium's batched one is ``batch_action_space``)."""
+        return self.action_space
+
+    @property
     def unwrapped(self) -> VecEnv[Any, Any]:
         """The innermost VecEnv (itself)."""
         return self

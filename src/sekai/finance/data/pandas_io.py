@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from sekai.utils.extras import missing_extra
+
 __all__ = ["from_long", "from_pandas"]
 
 P = TypeVar("P")
@@ -17,9 +19,7 @@ def _pandas() -> Any:
     try:
         return importlib.import_module("pandas")
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'This feature needs pandas; install it with `pip install "sekai[pandas]"`.'
-        ) from exc
+        raise ImportError(missing_extra("This feature", "pandas", "pandas")) from exc
 
 
 def from_pandas(

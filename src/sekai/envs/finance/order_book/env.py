@@ -414,6 +414,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     ``jitter > 0``), then the flow runs. With one agent and no jitter the trajectories equal
     ``LimitOrderBookEnv``'s for the same seed and actions, unless ``session_length`` lies
     within about 1e-9 of a multiple of the interval (the two end tests round differently).
+    ``staggered_by`` names the settings that let only some agents act at a step.
     """
 
     def __init__(
@@ -472,6 +473,26 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     def next_decision(self) -> NDArray[np.float64]:
         """Each agent's next decision time in session time, in ``possible_agents`` order."""
         return np.array([float(self._next[a]) for a in self.possible_agents], dtype=np.float64)
+
+    @property
+    def staggered_by(self) -> str | None:
+        """Unequal ``decision_intervals`` or ``jitter > 0`` with several agents, else ``None``.
+
+        Either lets only some agents act at a step; with one agent it always acts.
+        """
+        if len(self.possible_agents) == 1:
+            return None
+        reasons = []
+        if len(set(self._intervals.values())) > 1:
+            reasons.append(f"unequal decision_intervals {self.decision_intervals.tolist()}")
+        if self.jitter > 0:
+            reasons.append(f"jitter={self.jitter}")
+        if not reasons:
+            return None
+        return (
+            f"{' and '.join(reasons)} (every agent acts at every step only with equal "
+            "decision_intervals and jitter=0)"
+        )
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
