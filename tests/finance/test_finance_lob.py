@@ -903,3 +903,61 @@ def test_advance_needs_a_reference_price():
     book.last_price = 40
     ZeroIntelligenceFlow().advance(book, np.random.default_rng(0), 0.0)
     assert book.best_bid() < 40 and book.best_bid() < book.best_ask() and len(book) == 2
+
+
+# -- place and levels (used by the LOBSTER replay) -----------------------------------------
+
+
+def test_place_rests_without_matching_even_across_the_spread():
+    book = OrderBook()
+    ask, _ = book.limit(ASK, 101, 5)
+    bid = book.place(BID, 103, 4, owner=7)
+    assert bid == ask + 1
+    assert book.best_bid() == 103 and book.best_ask() == 101
+    assert book.spread() == -2
+    order = book.get(bid)
+    assert order is not None and (order.side, order.price, order.quantity, order.owner) == (
+        BID,
+        103,
+        4,
+        7,
+    )
+    assert book.orders_of(7) == [order]
+    book.place(BID, 103, 2)
+    assert book.volume_at(BID, 103) == 6 and book.queue_ahead(bid) == 0
+    _, fills = book.market(ASK, 5)
+    assert [(f.price, f.quantity, f.maker_order_id) for f in fills] == [(103, 4, bid), (103, 1, 3)]
+
+
+@pytest.mark.parametrize(
+    ("side", "price", "quantity", "error"),
+    [
+        (0, 100, 1, ValueError),
+        (BID, 0, 1, ValueError),
+        (BID, 100, 0, ValueError),
+        (BID, True, 1, TypeError),
+        (BID, 100, 1.0, ValueError),
+    ],
+)
+def test_place_checks_like_limit(side, price, quantity, error):
+    book = OrderBook()
+    with pytest.raises(error):
+        book.place(side, price, quantity)
+    assert len(book) == 0 and book.place(BID, 100, 1) == 1
+
+
+def test_levels_lists_the_best_levels_like_depth():
+    book = OrderBook()
+    for price, quantity in ((99, 2), (97, 1), (98, 4), (99, 3)):
+        book.limit(BID, price, quantity)
+    book.limit(ASK, 102, 6)
+    assert book.levels(BID, 2) == ([99, 98], [5, 4])
+    assert book.levels(Side.BID, 10) == ([99, 98, 97], [5, 4, 1])
+    assert book.levels(-1, 3) == ([102], [6])
+    assert book.levels(BID, 0) == ([], [])
+    bid_prices, bid_sizes, _, _ = book.depth(3)
+    assert book.levels(BID, 3) == (bid_prices.tolist(), bid_sizes.tolist())
+    with pytest.raises(ValueError):
+        book.levels(BID, -1)
+    with pytest.raises(ValueError):
+        book.levels(2, 1)

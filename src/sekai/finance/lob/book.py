@@ -80,9 +80,14 @@ def _as_int(value: Any, name: str, low: int) -> int:
     return check_int(value, name, low=low)
 
 
+_SIDE_OF = {1: Side.BID, -1: Side.ASK}
+
+
 def _as_side(value: Any) -> Side:
     if value is Side.BID or value is Side.ASK:
         return value
+    if type(value) is int and value in _SIDE_OF:
+        return _SIDE_OF[value]
     side = check_int(value, "side")
     if side not in (1, -1):
         raise ValueError(f"side must be a Side or +1/-1, got {value!r}.")
@@ -204,6 +209,20 @@ class OrderBook:
             level.dead = 0
         return True
 
+    def place(self, side: Side | int, price: int, quantity: int, owner: int = BACKGROUND) -> int:
+        """Rest an order without matching, even across the spread; returns its id.
+
+        For replaying recorded messages, in which executions come as messages of their own.
+        """
+        side = _as_side(side)
+        price = _as_int(price, "price", 1)
+        quantity = _as_int(quantity, "quantity", 1)
+        owner = _as_owner(owner)
+        order_id = self._next_id
+        self._next_id = order_id + 1
+        self._rest(Order(order_id, side, price, quantity, owner, self.time))
+        return order_id
+
     def reduce(self, order_id: int, quantity: int) -> bool:
         """Lower a resting order's quantity, keeping its priority (0 cancels it).
 
@@ -232,17 +251,21 @@ class OrderBook:
         quantity = self._match(side, -side * price, quantity, order_id, owner, fills)
         if not quantity:
             return None
-        order = Order(order_id, side, price, quantity, owner, self.time)
-        half = self._bids if side > 0 else self._asks
+        self._rest(Order(order_id, side, price, quantity, owner, self.time))
+        return order_id
+
+    def _rest(self, order: Order) -> None:
+        """Queue ``order`` at the back of its level, creating the level if needed."""
+        price = order.price
+        half = self._bids if order.side > 0 else self._asks
         level = half.levels.get(price)
         if level is None:
             level = half.levels[price] = _Level()
             insort(half.keys, half.sign * price)
         level.queue.append(order)
-        level.volume += quantity
-        self._orders[order_id] = order
-        self._owned(owner)[order_id] = order
-        return order_id
+        level.volume += order.quantity
+        self._orders[order.order_id] = order
+        self._owned(order.owner)[order.order_id] = order
 
     def _market(self, side: Side, quantity: int, owner: int, fills: list[Fill]) -> int:
         order_id = self._next_id
@@ -341,6 +364,14 @@ class OrderBook:
             out[row, : len(prices)] = prices
             out[row + 1, : len(prices)] = [half.levels[price].volume for price in prices]
         return out[0], out[1], out[2], out[3]
+
+    def levels(self, side: Side | int, n: int) -> tuple[list[int], list[int]]:
+        """``(prices, volumes)`` of the best ``n`` levels on ``side``, best first, as lists."""
+        n = _as_int(n, "n", 0)
+        half = self._half(side)
+        prices = [half.sign * key for key in half.keys[: -n - 1 : -1]]
+        levels = half.levels
+        return prices, [levels[price].volume for price in prices]
 
     def orders_of(self, owner: int) -> list[Order]:
         """The resting orders of ``owner``, oldest first."""

@@ -1,0 +1,82 @@
+"""Messages per second of ``read_lobster`` (NumPy and pyarrow) and of the book replay.
+
+Writes a LOBSTER pair of ``--messages`` zero-intelligence messages with a ``--levels``-deep
+book (``write_lobster``, with hidden executions and a halt) to a temporary folder, then
+times, side by side: reading the message file alone and with its order-book file, by each
+engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio; and
+``LobsterData.depth_rows()`` (replay plus the row-by-row check) at the file's depth and at
+one level. Each figure is the best of ``--repeats`` runs after a warm-up. ``--quick``
+shrinks the file to 100,000 messages and the repeats to 1.
+
+Usage: ``python benchmarks/lobster.py [--messages N] [--levels L] [--repeats R] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from sekai.finance.lob import read_lobster, write_lobster
+
+__all__ = ["main", "seconds"]
+
+
+def seconds(run: Callable[[], Any], repeats: int) -> float:
+    """Best-of-``repeats`` seconds of ``run()`` after a warm-up call."""
+    run()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Write the files, time every reader and the replay, and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--levels", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs; the best counts")
+    parser.add_argument("--quick", action="store_true", help="100,000 messages, 1 repeat")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.messages, args.repeats = 100_000, 1
+    n = args.messages
+    engines = ["numpy"] + (["pyarrow"] if importlib.util.find_spec("pyarrow") else [])
+    with tempfile.TemporaryDirectory() as folder:
+        print(f"writing {n:,} messages, {args.levels} levels, to {folder} ...", flush=True)
+        start = time.perf_counter()
+        message, orderbook = write_lobster(
+            Path(folder), n, levels=args.levels, hidden_rate=0.05, halt=True
+        )
+        mib = (message.stat().st_size + orderbook.stat().st_size) / 2**20
+        print(f"written in {time.perf_counter() - start:.1f} s ({mib:,.0f} MiB)\n", flush=True)
+        print(f"{'read':<28}{'numpy msg/s':>14}{'pyarrow msg/s':>16}{'pyarrow/numpy':>15}")
+        for label, files in (
+            ("messages only", (message,)),
+            ("messages + order book", (message, orderbook)),
+        ):
+            rates = {}
+            for engine in engines:
+                taken = seconds(partial(read_lobster, *files, engine=engine), args.repeats)
+                rates[engine] = n / taken
+            arrow = rates.get("pyarrow")
+            arrow_text = f"{arrow:>16,.0f}{arrow / rates['numpy']:>14.2f}x" if arrow else "skipped"
+            print(f"{label:<28}{rates['numpy']:>14,.0f}{arrow_text}", flush=True)
+        print(f"\n{'replay (depth_rows)':<28}{'msg/s':>14}")
+        for levels in sorted({args.levels, 1}, reverse=True):
+            data = read_lobster(message, orderbook, levels=levels)
+            taken = seconds(data.depth_rows, args.repeats)
+            print(f"{f'{levels} level(s)':<28}{n / taken:>14,.0f}", flush=True)
+    print(f"\n{n:,} messages; best of {args.repeats}; msg/s = messages / seconds")
+
+
+if __name__ == "__main__":
+    main()
