@@ -275,7 +275,10 @@ def test_portfolio_renderer() -> None:
     assert renderer.panels == []  # configured on first sight of an env
     env = portfolio()
     play(renderer, env, 2)
-    performance, allocation, weights = renderer.panels
+    key, performance, allocation, weights = renderer.panels
+    assert [label for label, _, _ in key.items] == [  # type: ignore[attr-defined]
+        "Portfolio", "Asset 1", "Asset 2", "Asset 3", "Cash",
+    ]  # fmt: skip
     assert type(performance) is LineChart and type(allocation) is StackedArea
     assert type(weights) is BarChart
     assert performance.title == "Performance, indexed to 100"
@@ -288,7 +291,7 @@ def test_portfolio_renderer() -> None:
     assert weights.colors is not None and weights.colors[-1] == "neutral"
     (row,) = renderer.root.children
     assert isinstance(row, Row) and row.widths == (2.3, 1.0)
-    assert isinstance(row.children[0], Column)
+    assert isinstance(row.children[0], Column) and len(row.children[0].children) == 3
     env.reset(seed=0)
     assert stats(renderer, env) == {"Value": "1.0000", "Cash": "100.0%"}
     env.step(np.array([1, 1, 0, 0], dtype=np.float32))
@@ -300,10 +303,39 @@ def test_portfolio_renderer() -> None:
     dated = fin.PortfolioEnv(data=data, episode_length=5, lookback=3)
     dated.reset(options={"start": 4})
     renderer.render(dated)
-    assert renderer.panels[2].labels == ("AAA", "BBB", "CCC", "Cash")  # type: ignore[attr-defined]
+    assert renderer.panels[3].labels == ("AAA", "BBB", "CCC", "Cash")  # type: ignore[attr-defined]
+    assert [label for label, _, _ in renderer.panels[0].items] == [  # type: ignore[attr-defined]
+        "Portfolio", "AAA", "BBB", "CCC", "Cash",
+    ]  # fmt: skip
     assert renderer._subtitle(dated) == "Historical data \u00b7 2021-03-05"
     dated.step(np.array([1, 0, 0, 0], dtype=np.float32))
     assert renderer._subtitle(dated) == "Historical data \u00b7 2021-03-06"
+
+
+@pytest.mark.parametrize(("n_assets", "theme"), [(3, LIGHT), (12, DARK)])
+def test_portfolio_legend_names_the_colour_of_every_asset(n_assets: int, theme: Any) -> None:
+    renderer = fin.PortfolioRenderer(theme=theme)
+    env = fin.PortfolioEnv(episode_length=12, lookback=5, n_assets=n_assets)
+    frame = play(renderer, env, 4)[-1]
+    key = renderer.panels[0]
+    names = [f"Asset {i + 1}" for i in range(n_assets)]
+    assert key.items == (  # type: ignore[attr-defined]
+        ("Portfolio", theme.price, "line"),
+        *((name, theme.color(i), "square") for i, name in enumerate(names)),
+        ("Cash", theme.neutral, "square"),
+    )
+    # The colours are those the performance lines, the allocation areas and the bars use.
+    _, performance, allocation, weights = renderer.panels
+    assert [s.color for s in performance.series[1:]] == list(range(n_assets))  # type: ignore[attr-defined]
+    assert allocation.colors == weights.colors == (*range(n_assets), "neutral")  # type: ignore[attr-defined]
+    # The legend is drawn above the performance chart: every swatch colour and some text.
+    box = renderer._boxes[0]
+    strip = frame[renderer.height - int(box.top) : renderer.height - int(box.bottom)]
+    strip = strip[:, int(box.left) : int(box.right)]
+    for color in {theme.color(i) for i in range(n_assets)} | {theme.neutral, theme.price}:
+        assert np.all(strip == color, axis=-1).any(), color
+    near = np.abs(strip.astype(int) - theme.text_secondary).max(axis=-1) < 48
+    assert near.sum() > 40 * (n_assets + 2)  # the labels' ink
 
 
 def test_market_renderer() -> None:

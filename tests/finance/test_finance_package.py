@@ -59,10 +59,12 @@ SPEC_ORDER = [
     "OrderBookChart",
     "UniverseChart",
 ]
+EVALUATION = ["Backtest", "WalkForward", "backtest", "walk_forward"]
 SUBMODULES = [
     "account",
     "costs",
     "data",
+    "evaluation",
     "features",
     "lob",
     "metrics",
@@ -74,8 +76,8 @@ SUBMODULES = [
 ]
 
 
-def test_all_follows_the_spec_order_then_the_submodules() -> None:
-    assert finance.__all__ == SPEC_ORDER + SUBMODULES
+def test_all_follows_the_spec_order_then_evaluation_then_the_submodules() -> None:
+    assert finance.__all__ == SPEC_ORDER + EVALUATION + SUBMODULES
     for name in finance.__all__:
         assert hasattr(finance, name), name
     for name in SUBMODULES:

@@ -340,3 +340,16 @@ def test_shade_steps_edges_and_errors() -> None:
     canvas, plot = make()
     shade_steps(plot, [], [], RED)
     assert not changed(canvas).any()
+
+
+def test_legend_rows_wrap_items_to_the_width() -> None:
+    from sekai.rendering.plot import legend_rows
+
+    items = [(f"asset {k}", (0, 0, 0), "line") for k in range(6)]
+    one_row = legend_rows(items, legend_width(items))
+    assert one_row == [items]
+    rows = legend_rows(items, legend_width(items[:2]))
+    assert [item for row in rows for item in row] == items
+    assert all(legend_width(row) <= legend_width(items[:2]) for row in rows)
+    assert len(rows) == 3
+    assert legend_rows(items, 1.0) == [[item] for item in items]

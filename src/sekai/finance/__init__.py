@@ -1,4 +1,5 @@
-"""The finance toolkit: data, simulators, costs, accounts, rewards, metrics, order book, charts."""
+"""The finance toolkit: data, simulators, costs, accounts, rewards, metrics, order book, charts,
+backtests and walk-forward evaluation."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from sekai.finance import (
     account,
     costs,
     data,
+    evaluation,
     features,
     lob,
     metrics,
@@ -26,6 +28,7 @@ from sekai.finance.costs import (
     SquareRootImpact,
 )
 from sekai.finance.data import MarketData, Time
+from sekai.finance.evaluation import Backtest, WalkForward, backtest, walk_forward
 from sekai.finance.lob import BACKGROUND, Fill, Order, OrderBook, Side, ZeroIntelligenceFlow
 from sekai.finance.metrics import (
     PerformanceSummary,
@@ -115,9 +118,14 @@ __all__ = [
     "PriceChart",
     "OrderBookChart",
     "UniverseChart",
+    "Backtest",
+    "WalkForward",
+    "backtest",
+    "walk_forward",
     "account",
     "costs",
     "data",
+    "evaluation",
     "features",
     "lob",
     "metrics",

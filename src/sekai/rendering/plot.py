@@ -25,6 +25,7 @@ __all__ = [
     "Plot",
     "legend",
     "legend_width",
+    "legend_rows",
     "triangle",
     "shade_steps",
 ]
@@ -450,6 +451,18 @@ def legend_width(items: Sequence[LegendItem], *, scale: float = 1.0, size: float
     texts = sum(text_width(label, size * scale) for label, _, _ in items)
     marks = len(items) * (_SWATCH + _SWATCH_GAP) + (len(items) - 1) * _ITEM_GAP
     return texts + marks * scale
+
+
+def legend_rows(
+    items: Sequence[LegendItem], width: float, *, scale: float = 1.0
+) -> list[list[LegendItem]]:
+    """Legend items in rows no wider than ``width`` (one item a row at least)."""
+    rows: list[list[LegendItem]] = []
+    for item in items:
+        if not rows or legend_width([*rows[-1], item], scale=scale) > width:
+            rows.append([])
+        rows[-1].append(item)
+    return rows
 
 
 def legend(

@@ -17,7 +17,7 @@ from sekai.core.wrapper import Wrapper
 from sekai.rendering.renderer import Renderer, RenderFrame
 from sekai.utils.extras import missing_extra
 
-__all__ = ["RecordFrames", "save_gif", "save_video"]
+__all__ = ["RecordFrames", "save_gif", "save_png", "save_video"]
 
 
 class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
@@ -134,32 +134,30 @@ def _validate(frames: Any, fps: float) -> list[NDArray[np.uint8]]:
         raise ValueError("frames is empty: nothing to save.")
     out: list[NDArray[np.uint8]] = []
     for index, frame in enumerate(items):
-        if isinstance(frame, str):
-            raise TypeError(f"frame {index} is a str; only image arrays can be saved.")
-        arr = np.asarray(frame)
-        if not np.issubdtype(arr.dtype, np.number):
-            raise TypeError(f"frame {index} has non-numeric dtype {arr.dtype}.")
-        if (
-            arr.ndim not in (2, 3)
-            or (arr.ndim == 3 and arr.shape[2] not in (3, 4))
-            or 0 in arr.shape
-        ):
+        image = _image(frame, f"frame {index}")
+        if out and image.shape != out[0].shape:
             raise ValueError(
-                f"frame {index} has shape {arr.shape}; expected (H, W), (H, W, 3) or (H, W, 4)."
-            )
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(
-                f"frame {index} has dtype {arr.dtype}; expected integers in [0, 255] (uint8)."
-            )
-        if arr.min() < 0 or arr.max() > 255:
-            raise ValueError(f"frame {index} has values outside [0, 255].")
-        if out and arr.shape != out[0].shape:
-            raise ValueError(
-                f"frame {index} has shape {arr.shape}, frame 0 has {out[0].shape}; "
+                f"frame {index} has shape {image.shape}, frame 0 has {out[0].shape}; "
                 "all frames must have one shape."
             )
-        out.append(arr.astype(np.uint8, copy=False))
+        out.append(image)
     return out
+
+
+def _image(frame: Any, name: str) -> NDArray[np.uint8]:
+    """``frame`` as a uint8 ``(H, W)``, ``(H, W, 3)`` or ``(H, W, 4)`` image, checked."""
+    if isinstance(frame, str):
+        raise TypeError(f"{name} is a str; only image arrays can be saved.")
+    arr = np.asarray(frame)
+    if not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} has non-numeric dtype {arr.dtype}.")
+    if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)) or 0 in arr.shape:
+        raise ValueError(f"{name} has shape {arr.shape}; expected (H, W), (H, W, 3) or (H, W, 4).")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} has dtype {arr.dtype}; expected integers in [0, 255] (uint8).")
+    if arr.min() < 0 or arr.max() > 255:
+        raise ValueError(f"{name} has values outside [0, 255].")
+    return arr.astype(np.uint8, copy=False)
 
 
 def _pack(rgb: NDArray[np.uint8]) -> NDArray[np.uint32]:
@@ -219,6 +217,19 @@ def save_gif(frames: Any, path: str | os.PathLike[str], fps: float = 30) -> Path
         optimize=True,
     )
     return Path(path)
+
+
+def save_png(frame: Any, path: str | os.PathLike[str]) -> Path:
+    """Save one ``(H, W)``, ``(H, W, 3)`` or ``(H, W, 4)`` integer image in [0, 255] as a PNG
+    (Pillow); returns ``Path(path)``."""
+    image = _image(frame, "frame")
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ImportError(missing_extra("save_png", "pillow", "render")) from exc
+    target = Path(path)
+    Image.fromarray(image).save(target, format="PNG")
+    return target
 
 
 def save_video(frames: Any, path: str | os.PathLike[str], fps: float = 30) -> Path:

@@ -35,6 +35,7 @@ _MAX_DECIMALS = 8
 _SLACK = 1e-9
 _COMPACT_UNITS = ((1e3, "K"), (1e6, "M"), (1e9, "B"), (1e12, "T"))
 _AUTO_COMPACT = 10_000
+_COMPACT_TICK_DECIMALS = 2
 _TICK_SPACING = 28
 _MIN_TICKS = 3
 
@@ -140,13 +141,17 @@ def format_number(
         body = _compact(magnitude)
     else:
         body = f"{magnitude:,.{decimals}f}"
-    prefix = ""
-    if any(ch in "123456789" + _INFINITY for ch in body):
-        if number < 0:
-            prefix = MINUS
-        elif sign:
-            prefix = "+"
-    return prefix + body + ("%" if percent else "")
+    return _signed(number, body, sign) + ("%" if percent else "")
+
+
+def _signed(number: float, body: str, sign: bool) -> str:
+    """``body`` (the digits of ``|number|``) with a true minus, or ``+`` when ``sign``; a body
+    that shows zero is never signed."""
+    if not any(ch in "123456789" + _INFINITY for ch in body):
+        return body
+    if number < 0:
+        return MINUS + body
+    return "+" + body if sign else body
 
 
 def _compact(magnitude: float) -> str:
@@ -168,27 +173,49 @@ def _compact_decimals(scaled: float) -> int:
 def tick_labels(
     ticks: Iterable[float], *, percent: bool = False, compact: bool | None = None
 ) -> list[str]:
-    """Labels for tick values, all with the decimals of the smallest step between them.
+    """Labels for tick values in one format: every label has the decimals of the smallest step
+    between the ticks.
 
-    ``compact=None`` compacts when not ``percent`` and ``max|v| >= 10_000``; compact labels
-    that would collide are dropped for plain ones.
+    ``compact=None`` compacts when not ``percent`` and ``max|v| >= 10_000``. Compact labels all
+    take the unit (K, M, B or T) of the largest ``|v|`` and write zero as ``0``; plain labels
+    are used instead when ``max|v| < 1000``, or when compact ones would need more than 2
+    decimals or would collide.
     """
     values = [float(tick) for tick in ticks]
     finite = sorted({v for v in values if math.isfinite(v)})
     factor = 100 if percent else 1
-    steps = [b - a for a, b in itertools.pairwise(finite)]
-    if steps:
-        decimals = decimals_for(min(steps) * factor)
-    elif finite:
-        decimals = min(decimals_for(finite[0] * factor), 2)
-    else:
-        decimals = 0
     if compact is None:
         compact = not percent and bool(finite) and max(map(abs, finite)) >= _AUTO_COMPACT
-    if compact:
-        compacted = {format_number(v, decimals, percent=percent, compact=True) for v in finite}
-        compact = len(compacted) == len(finite)
-    return [format_number(v, decimals, percent=percent, compact=compact) for v in values]
+    largest = max((abs(v) * factor for v in finite), default=0.0)
+    if compact and largest >= _COMPACT_UNITS[0][0]:
+        unit, suffix = max(u for u in _COMPACT_UNITS if largest >= u[0])
+        decimals = _tick_decimals(finite, factor / unit)
+        labels = [_compact_tick(v, factor / unit, decimals, suffix, percent) for v in values]
+        shown = {label for v, label in zip(values, labels, strict=True) if math.isfinite(v)}
+        if decimals <= _COMPACT_TICK_DECIMALS and len(shown) == len(finite):
+            return labels
+    decimals = _tick_decimals(finite, factor)
+    return [format_number(v, decimals, percent=percent) for v in values]
+
+
+def _tick_decimals(finite: Sequence[float], factor: float) -> int:
+    """Decimals for ascending distinct ``finite`` ticks written times ``factor``: those of the
+    smallest step, or of the only tick (at most 2)."""
+    steps = [b - a for a, b in itertools.pairwise(finite)]
+    if steps:
+        return decimals_for(min(steps) * factor)
+    return min(decimals_for(finite[0] * factor), 2) if finite else 0
+
+
+def _compact_tick(value: float, factor: float, decimals: int, suffix: str, percent: bool) -> str:
+    """``value · factor`` (``factor`` takes the percent and the unit) with ``decimals`` and the
+    unit's ``suffix``; zero as ``0``."""
+    if not math.isfinite(value):
+        return format_number(value, percent=percent)
+    scaled, end = value * factor, "%" if percent else ""
+    if scaled == 0:
+        return "0" + end
+    return _signed(scaled, f"{abs(scaled):,.{decimals}f}{suffix}", False) + end
 
 
 def value_range(

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.data import pandas_io
+from sekai.finance.data import files, pandas_io
 from sekai.finance.data.timeaxis import check_timestamps, row_of
 from sekai.utils.validation import check_array, check_instance, check_int
 
@@ -475,7 +475,7 @@ class MarketData:
             yield train, self._part(test_start, test_stop, history)
             start += step
 
-    # -- pandas -------------------------------------------------------------------------
+    # -- pandas and files ---------------------------------------------------------------
 
     @classmethod
     def from_pandas(
@@ -485,10 +485,15 @@ class MarketData:
         fields: Mapping[str, Any] | None = None,
         exogenous: Any = None,
         price_field: str = "close",
+        asset: Any = None,
     ) -> MarketData:
-        """A panel from a wide frame (index = time, columns = assets) or a Series."""
+        """A panel from a pandas or polars Series or wide frame (index = time).
+
+        Columns are assets, fields of one asset (id ``asset``, default ``"asset_0"``) or a
+        (ticker, field) / (field, ticker) MultiIndex; see ``sekai.finance.data.pandas_io``.
+        """
         return pandas_io.from_pandas(
-            cls, prices, fields=fields, exogenous=exogenous, price_field=price_field
+            cls, prices, fields=fields, exogenous=exogenous, price_field=price_field, asset=asset
         )
 
     @classmethod
@@ -503,6 +508,52 @@ class MarketData:
     ) -> MarketData:
         """A panel from a tidy frame with one row per (time, asset); the last row wins."""
         return pandas_io.from_long(cls, frame, time=time, asset=asset, price=price, fields=fields)
+
+    @classmethod
+    def read_csv(
+        cls,
+        source: Any,
+        *,
+        layout: str | None = None,
+        columns: Mapping[str, str] | None = None,
+        time: str | None = None,
+        asset: str | None = None,
+        fields: Iterable[str] | None = None,
+        price_field: str = "close",
+        sep: str = ",",
+    ) -> MarketData:
+        """A panel from a CSV file, a folder of them or a glob pattern.
+
+        ``layout`` is ``"long"`` or ``"wide"`` (default detected), ``columns`` renames headers
+        first, ``time`` / ``asset`` name those columns, ``fields`` keeps only these fields;
+        the rules are those of ``sekai.finance.data.files``.
+        """
+        return files.read_csv(
+            cls, source, layout=layout, columns=columns, time=time, asset=asset,
+            fields=fields, price_field=price_field, sep=sep,
+        )  # fmt: skip
+
+    @classmethod
+    def read_parquet(
+        cls,
+        source: Any,
+        *,
+        layout: str | None = None,
+        columns: Mapping[str, str] | None = None,
+        time: str | None = None,
+        asset: str | None = None,
+        fields: Iterable[str] | None = None,
+        price_field: str = "close",
+    ) -> MarketData:
+        """Like ``read_csv`` for Parquet; a ``to_parquet`` file reads back exactly."""
+        return files.read_parquet(
+            cls, source, layout=layout, columns=columns, time=time, asset=asset,
+            fields=fields, price_field=price_field,
+        )  # fmt: skip
+
+    def to_parquet(self, path: Any) -> None:
+        """Write the panel (fields, time axis, ids, exogenous, warm-up) as one Parquet file."""
+        files.write_parquet(self, path)
 
     def __repr__(self) -> str:
         parts = [f"T={self.n_steps}", f"N={self.n_assets}", f"fields={list(self._fields)}"]

@@ -74,7 +74,8 @@ class PerformanceSummary:
         """Every field by name, in declaration order."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    def __str__(self) -> str:
+    def rows(self) -> list[tuple[str, str]]:
+        """``(label, formatted value)`` pairs, the lines of ``str()``."""
         rows = [
             ("periods", str(self.n_periods)),
             ("total return", _percent(self.total_return)),
@@ -92,7 +93,10 @@ class PerformanceSummary:
             rows.append(("mean turnover", _percent(self.mean_turnover)))
         if self.total_cost is not None:
             rows.append(("total cost", _percent(self.total_cost)))
-        return _table(rows)
+        return rows
+
+    def __str__(self) -> str:
+        return _table(self.rows())
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,20 @@ from typing import Any
 
 from sekai.envs.finance.dashboard import EnvDashboard, base_env
 from sekai.envs.finance.portfolio.env import PortfolioEnv
-from sekai.rendering.dashboard import BarChart, Column, LineChart, Row, Series, StackedArea, Stat
+from sekai.rendering.box import Box
+from sekai.rendering.canvas import Canvas
+from sekai.rendering.dashboard import (
+    BarChart,
+    Column,
+    LineChart,
+    Panel,
+    Row,
+    Series,
+    StackedArea,
+    Stat,
+    View,
+)
+from sekai.rendering.plot import LegendItem, legend, legend_rows
 
 __all__ = ["PortfolioRenderer"]
 
@@ -20,10 +33,36 @@ def _cash(env: Any) -> float:
     return float(base_env(env).weights[-1])
 
 
+# Pixels at scale 1.
+_LEGEND_ROW, _LEAST_ROW = 16.0, 12.0
+# The left column's least share of the frame's width, and the layout weight of a legend row.
+_LEFT_SHARE = 0.65
+_ROW_WEIGHT = 0.1
+
+
+class Legend(Panel):
+    """Legend items in rows as wide as the panel, top first, 12 to 16 px apart (at scale 1)
+    to fit its height; rows that still do not fit are left out."""
+
+    timeseries = False
+
+    def __init__(self, items: Sequence[LegendItem], *, height: float) -> None:
+        super().__init__(None, height=height)
+        self.items = tuple(items)
+
+    def draw(self, canvas: Canvas, box: Box, view: View) -> None:
+        """Draw the rows."""
+        rows = legend_rows(self.items, box.width, scale=view.scale)
+        row = max(min(view.size(_LEGEND_ROW), box.height / len(rows)), view.size(_LEAST_ROW))
+        for i, line in enumerate(rows[: max(int(box.height / row), 1)]):
+            middle = box.top - (i + 0.5) * row
+            legend(canvas, box.left, middle, line, view.theme, scale=view.scale, align="left")
+
+
 class PortfolioRenderer(EnvDashboard):
-    """``PortfolioEnv``: the portfolio and each asset indexed to 100, the allocation over
-    time, and the current weights. Configured on first sight of an env (asset names from
-    ``data.assets``, else ``Asset 1..n``)."""
+    """``PortfolioEnv``: a legend of the colours, the portfolio and each asset indexed to 100,
+    the allocation over time, and the current weights. Configured on first sight of an env
+    (asset names from ``data.assets``, else ``Asset 1..n``)."""
 
     draws = PortfolioEnv
     needs_reset = True
@@ -57,4 +96,13 @@ class PortfolioRenderer(EnvDashboard):
             "weights", labels=labels, colors=colors, title="Allocation over time"
         )
         weights = BarChart("weights", labels=labels, colors=colors, limit=1.0, title="Weights")
-        return Row(Column(performance, allocation), weights, widths=(2.3, 1))
+        # One legend of the colours, for the lines, the areas and the bars alike.
+        theme = self.theme
+        items: list[LegendItem] = [
+            ("Portfolio", theme.price, "line"),
+            *((name, theme.color(i), "square") for i, name in enumerate(assets)),
+            ("Cash", theme.neutral, "square"),
+        ]
+        rows = len(legend_rows(items, _LEFT_SHARE * self.width, scale=self.scale))
+        key = Legend(items, height=_ROW_WEIGHT * rows)
+        return Row(Column(key, performance, allocation), weights, widths=(2.3, 1))

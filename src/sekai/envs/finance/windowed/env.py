@@ -20,7 +20,7 @@ from sekai.core.env import Env
 from sekai.envs.finance._checks import check_float, check_int
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel, as_cost_model
-from sekai.finance.data import MarketData
+from sekai.finance.data import MarketData, pandas_io
 from sekai.finance.rewards import LogReturn, RewardFunction
 from sekai.finance.sampling import EpisodeSampler, as_sampler, resolve_start, sample_start
 from sekai.finance.simulators import MarketModel
@@ -116,29 +116,16 @@ class History:
         return self.data.fields.get(name)
 
 
-def _is_pandas(value: Any) -> bool:
-    module = type(value).__module__
-    return module.startswith("pandas") and type(value).__name__ in ("Series", "DataFrame")
-
-
 def _undated_panel(prices: Any, *, ndim: int, window: int) -> MarketData:
     """A pandas object without a ``DatetimeIndex`` as a ``MarketData`` numbered by row.
 
-    The values are validated like a raw array (``validate_prices``); the timestamps are the
-    row numbers ``0..T-1`` and the asset ids the column names (a Series' name).
+    The columns are read like ``MarketData.from_pandas`` reads them (assets, fields of one
+    asset, or a (ticker, field) MultiIndex); the prices are validated like a raw array
+    (``validate_prices``), the timestamps are the row numbers ``0..T-1``.
     """
-    try:
-        values = prices.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"prices must be numeric, got {type(prices).__name__}.") from exc
-    array = validate_prices(values, ndim=ndim, min_length=window)
-    if prices.ndim == 1:
-        assets: tuple[Any, ...] = ("asset_0" if prices.name is None else prices.name,)
-    elif array.ndim == 2 and array.shape[1] == prices.shape[1]:
-        assets = tuple(prices.columns.tolist())
-    else:  # a one-column frame squeezed to one asset
-        assets = (prices.columns[0],)
-    return MarketData(array, assets=assets)
+    price, fields, assets = pandas_io.layout(prices)
+    array = validate_prices(fields.pop(price), ndim=ndim, min_length=window)
+    return MarketData(array, fields=fields, assets=assets, price_field=price)
 
 
 def load_history(
@@ -146,9 +133,10 @@ def load_history(
 ) -> tuple[MarketData | None, History | None]:
     """Check the price sources; return ``(data attribute, history)`` (both None if simulated).
 
-    At most one of ``prices`` (raw array or pandas), ``data`` (``MarketData``) and ``model``
-    (``MarketModel``). A pandas object becomes a ``MarketData``: dated with a
-    ``DatetimeIndex``, else numbered by row after the checks of ``validate_prices``; raw
+    At most one of ``prices`` (raw array, pandas or polars), ``data`` (``MarketData``) and
+    ``model`` (``MarketModel``). A pandas or polars object becomes a ``MarketData``, its
+    columns read by ``MarketData.from_pandas``: dated with a ``DatetimeIndex`` (a polars
+    frame's time column), else numbered by row after the checks of ``validate_prices``; raw
     arrays are validated by ``validate_prices`` and give no data attribute. ``complete=False``
     accepts a ``MarketData`` with missing (unlisted) prices.
     """
@@ -166,9 +154,10 @@ def load_history(
         return None, None
     public: MarketData | None = data
     if prices is not None:
-        if not _is_pandas(prices):
+        if not pandas_io.is_frame(prices):
             panel = MarketData(validate_prices(prices, ndim=ndim, min_length=window))
             return None, History(panel, window)
+        prices = pandas_io.as_pandas(prices)
         if type(prices.index).__name__ == "DatetimeIndex":
             if prices.index.tz is not None:
                 raise ValueError(

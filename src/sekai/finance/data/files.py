@@ -1,0 +1,597 @@
+"""Panels from CSV and Parquet files, and the Parquet file of a panel.
+
+A source is one file, a folder (its ``*.csv`` or ``*.parquet`` files, sorted) or a glob
+pattern. Each file is read in one of two layouts, detected or forced with ``layout=``:
+
+* ``"long"``: one row per (time, asset), with a time column, an asset column (named like
+  ``ASSET_NAMES``, any case, or ``asset=``) and one column per field;
+* ``"wide"``: a time column and either asset columns (the prices) or field columns (one
+  ticker's OHLCV); the column rules are those of ``pandas_io``.
+
+The time column is named like ``pandas_io.TIME_NAMES`` (any case) or by ``time=``; text is
+parsed as dates (``datetime64[ns]``), numbers give a numeric axis. With several files, the
+long ones are merged (a (time, asset) cell listed twice: the last file wins) and each wide
+one is the file of one ticker, its stem (``AAPL.csv`` -> ``"AAPL"``); the panel spans the
+union of their timestamps, NaN where an asset is not listed. A wide single-ticker file is
+named after its stem too. Parquet files written by ``write_parquet`` are restored exactly
+from their JSON metadata. A read gives a whole panel or raises: nothing is half-loaded.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import importlib
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.finance.data import pandas_io
+from sekai.utils.extras import missing_extra
+from sekai.utils.validation import check_choice
+
+__all__ = ["ASSET_NAMES", "read_csv", "read_parquet", "write_parquet"]
+
+P = TypeVar("P")
+Array = NDArray[np.float64]
+
+#: Names of an asset column in a long file, matched ignoring case.
+ASSET_NAMES = ("symbol", "ticker", "asset", "asset_id", "instrument", "security")
+
+_META_KEY = b"sekai"
+_FORMAT = "sekai.MarketData/1"
+_UNITS = ("D", "s", "ms", "us", "ns")  # datetime units Parquet stores natively
+
+
+@dataclass
+class _Part:
+    """One file read: ``(T, N)`` arrays by field, and which cells the file lists."""
+
+    stamps: NDArray[Any]
+    arrays: dict[str, Array]
+    assets: tuple[Any, ...]
+    price: str
+    listed: NDArray[np.bool_]
+    long: bool
+
+
+@dataclass(frozen=True)
+class _Options:
+    layout: str | None
+    columns: dict[str, str]
+    time: str | None
+    asset: str | None
+    fields: tuple[str, ...] | None
+    price_field: str
+
+
+def _options(
+    layout: Any, columns: Any, time: Any, asset: Any, fields: Any, price_field: Any
+) -> _Options:
+    if layout is not None:
+        check_choice(layout, "layout", ("long", "wide"))
+    renames = dict(columns or {})
+    for old, new in renames.items():
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise TypeError(f"columns= maps header strings to names, got {old!r}: {new!r}.")
+    for name, value in (("time", time), ("asset", asset), ("price_field", price_field)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {value!r}.")
+    keep = None if fields is None else tuple([fields] if isinstance(fields, str) else fields)
+    return _Options(layout, renames, time, asset, keep, price_field)
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    try:
+        pa = importlib.import_module("pyarrow")
+        pq = importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise ImportError(
+            missing_extra("Reading and writing Parquet", "pyarrow", "parquet")
+        ) from exc
+    return pa, pq
+
+
+def _sources(source: Any, suffixes: tuple[str, ...]) -> list[Path]:
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"expected a path, folder or glob pattern, got {type(source).__name__}.")
+    text = os.fspath(source)
+    if any(ch in text for ch in "*?["):
+        paths = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        if not paths:
+            raise FileNotFoundError(f"no file matches the pattern {text!r}.")
+        return paths
+    path = Path(text)
+    if path.is_dir():
+        paths = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
+        if not paths:
+            raise FileNotFoundError(f"the folder {text!r} holds no {'/'.join(suffixes)} file.")
+        return paths
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file or folder: {text!r}.")
+    return [path]
+
+
+def _named(names: list[Any], wanted: str | None, candidates: tuple[str, ...], what: str) -> Any:
+    """The column ``wanted`` (which must exist), else the first named like ``candidates``."""
+    if wanted is not None:
+        if wanted not in names:
+            raise ValueError(f"no {what} column {wanted!r}; the columns are {names}.")
+        return wanted
+    for name in names:
+        if isinstance(name, str) and name.strip().lower() in candidates:
+            return name
+    return None
+
+
+def _time_of(names: list[Any], opts: _Options) -> Any:
+    when = _named(names, opts.time, pandas_io.TIME_NAMES, "time")
+    if when is None:
+        raise ValueError(
+            f"no time column: expected one named {list(pandas_io.TIME_NAMES)} (any case) or "
+            f"time=...; the columns are {names}."
+        )
+    return when
+
+
+def _factorise_times(stamps: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    if len(stamps) and (stamps[1:] >= stamps[:-1]).all():
+        change = stamps[1:] != stamps[:-1]
+        rows = np.concatenate([[0], np.cumsum(change)]).astype(np.intp)
+        return stamps[np.concatenate([[True], change])], rows
+    times, rows = np.unique(stamps, return_inverse=True)
+    return times, rows.astype(np.intp)
+
+
+def _pivot(
+    stamps: NDArray[Any],
+    codes: NDArray[np.intp],
+    assets: tuple[Any, ...],
+    columns: dict[Any, Array],
+    price_field: str,
+) -> _Part:
+    """Scatter long rows into ``(T, N)`` arrays by field; of rows for one cell, the last wins."""
+    keys = {name: pandas_io.field_name(name) or str(name) for name in columns}
+    if len(set(keys.values())) != len(keys):
+        raise ValueError(f"columns {list(columns)} name the same field twice once normalised.")
+    values = {keys[name]: column for name, column in columns.items()}
+    price = _price_of(values, price_field, list(columns))
+    times, rows = _factorise_times(stamps)
+    n_cells = len(times) * len(assets)
+    flat = rows * len(assets) + codes
+    counts = np.bincount(flat, minlength=n_cells)
+    if len(flat) and counts.max() > 1:
+        _, first_back = np.unique(flat[::-1], return_index=True)
+        keep = len(flat) - 1 - first_back
+        flat = flat[keep]
+        values = {name: v[keep] for name, v in values.items()}
+    arrays = {}
+    for name, column in values.items():
+        out = np.full(n_cells, np.nan)
+        out[flat] = column
+        arrays[name] = out.reshape(len(times), len(assets))
+    listed = (counts > 0).reshape(len(times), len(assets))
+    return _Part(times, arrays, assets, price, listed, True)
+
+
+def _price_of(fields: Iterable[str], price_field: str, names: list[Any]) -> str:
+    key = pandas_io.field_name(price_field) or price_field
+    if key not in list(fields):
+        raise ValueError(
+            f"no price column {price_field!r}; the field columns are {names} (rename one with "
+            "columns={...: 'close'} or pass price_field=)."
+        )
+    return key
+
+
+def _wide_part(frame: Any, opts: _Options, stem: str) -> _Part:
+    """A wide pandas frame with its time index as one ``_Part``."""
+    names = frame.columns.tolist()
+    asset = stem if any(pandas_io.field_name(c) for c in names) else None
+    stamps = pandas_io.time_axis(frame.index)
+    price, arrays, assets = pandas_io.layout(frame, price_field=opts.price_field, asset=asset)
+    listed = np.ones((len(frame), len(assets)), dtype=bool)
+    return _Part(stamps, arrays, assets, price, listed, False)
+
+
+def _select(names: list[Any], opts: _Options, keep: list[Any]) -> list[Any]:
+    """The field columns to read: ``opts.fields`` (matched normalised) or all but ``keep``."""
+    rest = [n for n in names if n not in keep]
+    if opts.fields is None:
+        return rest
+    wanted = {pandas_io.field_name(f) or f for f in opts.fields}
+    chosen = [n for n in rest if (pandas_io.field_name(n) or n) in wanted]
+    found = {pandas_io.field_name(n) or n for n in chosen}
+    missing = sorted(wanted - found)
+    if missing:
+        raise ValueError(f"no columns for fields {missing}; the columns are {names}.")
+    return chosen
+
+
+def _is_long(names: list[Any], opts: _Options) -> Any:
+    """The asset column of a long file, or None for a wide one."""
+    column = _named(names, opts.asset, ASSET_NAMES, "asset")
+    if opts.layout == "long" and column is None:
+        raise ValueError(
+            f"layout='long' needs an asset column named {list(ASSET_NAMES)} (any case) or "
+            f"asset=...; the columns are {names}."
+        )
+    return None if opts.layout == "wide" else column
+
+
+# -- CSV ------------------------------------------------------------------------------------
+
+
+def _csv_rows(path: Path, sep: str) -> Iterator[tuple[int, int]]:
+    """``(line, number of fields)`` of each non-blank data row (pandas skips blank lines)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle, delimiter=sep)
+        next(reader, None)
+        yield from ((reader.line_num, len(row)) for row in reader if row)
+
+
+def _check_short_rows(path: Path, sep: str, width: int) -> None:
+    for line, count in _csv_rows(path, sep):
+        if count < width:
+            raise ValueError(
+                f"line {line} has {count} fields, the header {width} (a truncated or "
+                "malformed row)."
+            )
+
+
+def _csv_part(path: Path, opts: _Options, sep: str) -> _Part:
+    pd = pandas_io._pandas()
+    try:
+        frame = pd.read_csv(path, sep=sep)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not a readable CSV file ({exc})") from exc
+    if not isinstance(frame.index, pd.RangeIndex):
+        raise ValueError("the rows have more fields than the header.")
+    names = list(frame.columns)
+    if frame.shape[0] and frame[names[-1]].isna().any():
+        _check_short_rows(path, sep, len(names))
+    frame = frame.rename(columns=opts.columns)
+    names = list(frame.columns)
+
+    def where(row: int) -> str:
+        return f"line {next(itertools.islice(_csv_rows(path, sep), row, None))[0]}"
+
+    when = _time_of(names, opts)
+    asset = _is_long(names, opts)
+    chosen = _select(names, opts, [when, asset])
+    stamps = pandas_io.parse_times(frame[when].to_numpy(), when, where)
+    values = pandas_io.numbers(frame, chosen, where)
+    if asset is None:
+        wide = pd.DataFrame(values, index=pd.Index(stamps), columns=chosen)
+        return _wide_part(wide, opts, path.stem)
+    codes, ids = pd.factorize(frame[asset], sort=True)
+    if (codes < 0).any():
+        raise ValueError(f"{where(int(np.flatnonzero(codes < 0)[0]))}: no asset in {asset!r}.")
+    return _pivot(stamps, codes.astype(np.intp), tuple(ids.tolist()), values, opts.price_field)
+
+
+# -- Parquet --------------------------------------------------------------------------------
+
+
+def _parquet_file(path: Path) -> Any:
+    _, pq = _pyarrow()
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for broken files
+        raise ValueError(f"not a readable Parquet file ({exc})") from exc
+
+
+def _arrow_numbers(table: Any, names: list[Any]) -> dict[Any, Array]:
+    pa, _ = _pyarrow()
+    out = {}
+    for name in names:
+        column = table.column(name)
+        kind = column.type
+        if not (
+            pa.types.is_integer(kind)
+            or pa.types.is_floating(kind)
+            or pa.types.is_decimal(kind)
+            or pa.types.is_null(kind)
+        ):
+            raise ValueError(f"column {name!r} has type {kind}; expected numbers.")
+        out[name] = np.asarray(column.cast(pa.float64()).to_numpy(), dtype=np.float64)
+    return out
+
+
+def _arrow_times(column: Any, name: str) -> NDArray[Any]:
+    pa, _ = _pyarrow()
+    kind = column.type
+    if pa.types.is_timestamp(kind) and kind.tz is not None:
+        raise ValueError(f"time column {name!r} is timezone-aware ({kind}); expected naive times.")
+    if column.null_count:
+        row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"row {row} (0-based), column {name!r}: the time is missing.")
+    values = column.to_numpy()
+    return pandas_io.parse_times(values, name, lambda row: f"row {row} (0-based)")
+
+
+def _arrow_assets(column: Any, name: str) -> tuple[NDArray[np.intp], tuple[Any, ...]]:
+    pa, _ = _pyarrow()
+    if column.null_count:
+        row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+        raise ValueError(f"row {row} (0-based), column {name!r}: no asset.")
+    array = column.combine_chunks()
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    encoded = array.dictionary_encode()
+    ids = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    order = np.argsort(ids, kind="stable")
+    rank = np.empty(len(ids), dtype=np.intp)
+    rank[order] = np.arange(len(ids))
+    codes = rank[np.asarray(encoded.indices.to_numpy(zero_copy_only=False))]
+    return codes, tuple(ids[order].tolist())
+
+
+def _parquet_part(path: Path, opts: _Options) -> _Part:
+    handle = _parquet_file(path)
+    if _META_KEY in (handle.schema_arrow.metadata or {}):
+        raise ValueError("a file written by to_parquet() must be read alone.")
+    table = handle.read()
+    if opts.columns:
+        table = table.rename_columns([opts.columns.get(n, n) for n in table.column_names])
+    names = list(table.column_names)
+    asset = _is_long(names, opts)
+    if asset is None:
+        return _wide_part(_wide_frame(table, opts), opts, path.stem)
+    when = _time_of(names, opts)
+    chosen = _select(names, opts, [when, asset])
+    stamps = _arrow_times(table.column(when), when)
+    codes, ids = _arrow_assets(table.column(asset), asset)
+    return _pivot(stamps, codes, ids, _arrow_numbers(table, chosen), opts.price_field)
+
+
+def _wide_frame(table: Any, opts: _Options) -> Any:
+    """A wide table as a pandas frame indexed by its time (its pandas index, if saved)."""
+    pd = pandas_io._pandas()
+    frame = table.to_pandas()
+    if not isinstance(frame.index, pd.RangeIndex) and opts.time is None:
+        index = frame.index
+    else:
+        names = frame.columns.tolist()
+        when = _time_of(names, opts)
+        index = pd.Index(
+            pandas_io.parse_times(frame[when].to_numpy(), when, lambda row: f"row {row} (0-based)")
+        )
+        frame = frame.drop(columns=[when])
+    if frame.columns.nlevels == 1:
+        frame = frame[_select(frame.columns.tolist(), opts, [])]
+    return frame.set_axis(index, axis=0)
+
+
+# -- assembling -----------------------------------------------------------------------------
+
+
+def _merge(parts: list[_Part], paths: list[Path]) -> _Part:
+    """One part over the union of the parts' timestamps and assets; later files win."""
+    if len(parts) == 1:
+        return parts[0]
+    kinds = {p.long for p in parts}
+    if len(kinds) > 1:
+        raise ValueError("the files mix long and wide layouts; read them separately.")
+    if not parts[0].long:
+        for part, path in zip(parts, paths, strict=True):
+            if len(part.assets) != 1:
+                raise ValueError(
+                    f"{path}: a file among several is one ticker's file, but this one has "
+                    f"{len(part.assets)} asset columns {list(part.assets)}."
+                )
+            part.assets = (path.stem,)
+        stems = [p.stem for p in paths]
+        twice = sorted({s for s in stems if stems.count(s) > 1})
+        if twice:
+            raise ValueError(f"several files are named {twice}; each ticker needs one file.")
+    if len({p.stamps.dtype.kind == "M" for p in parts}) > 1:
+        raise ValueError("the files mix dated and numeric time columns.")
+    stamps = np.unique(np.concatenate([p.stamps for p in parts]))
+    assets = list(dict.fromkeys(a for p in parts for a in p.assets))
+    if parts[0].long:
+        assets = sorted(assets)
+    position = {a: j for j, a in enumerate(assets)}
+    names = list(dict.fromkeys(n for p in parts for n in p.arrays))
+    arrays = {n: np.full((len(stamps), len(assets)), np.nan) for n in names}
+    listed = np.zeros((len(stamps), len(assets)), dtype=bool)
+    for part in parts:
+        rows = np.searchsorted(stamps, part.stamps)
+        cols = np.array([position[a] for a in part.assets], dtype=np.intp)
+        for name in names:
+            block = part.arrays.get(name, np.full(part.listed.shape, np.nan))
+            target = arrays[name][np.ix_(rows, cols)]
+            arrays[name][np.ix_(rows, cols)] = np.where(part.listed, block, target)
+        listed[np.ix_(rows, cols)] |= part.listed
+    return _Part(stamps, arrays, tuple(assets), parts[0].price, listed, parts[0].long)
+
+
+def _read(
+    build: Callable[..., P], paths: list[Path], read_one: Callable[[Path], _Part], source: Any
+) -> P:
+    parts = []
+    for path in paths:
+        try:
+            parts.append(read_one(path))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from exc
+    prices = {p.price for p in parts}
+    if len(prices) > 1:
+        raise ValueError(f"the files name the price field differently: {sorted(prices)}.")
+    try:
+        part = _merge(parts, paths)
+        arrays = dict(part.arrays)
+        main = arrays.pop(part.price)
+        return build(
+            main,
+            fields=arrays,
+            timestamps=part.stamps,
+            assets=part.assets,
+            price_field=part.price,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{os.fspath(source)}: {exc}") from exc
+
+
+def read_csv(
+    build: Callable[..., P],
+    source: Any,
+    *,
+    layout: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    time: str | None = None,
+    asset: str | None = None,
+    fields: Iterable[str] | None = None,
+    price_field: str = "close",
+    sep: str = ",",
+) -> P:
+    """``build(prices, fields=, timestamps=, assets=, price_field=)`` from CSV files."""
+    opts = _options(layout, columns, time, asset, fields, price_field)
+    paths = _sources(source, (".csv",))
+    return _read(build, paths, lambda path: _csv_part(path, opts, sep), source)
+
+
+def read_parquet(
+    build: Callable[..., P],
+    source: Any,
+    *,
+    layout: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    time: str | None = None,
+    asset: str | None = None,
+    fields: Iterable[str] | None = None,
+    price_field: str = "close",
+) -> P:
+    """Like ``read_csv`` for Parquet files; a ``write_parquet`` file is restored exactly."""
+    opts = _options(layout, columns, time, asset, fields, price_field)
+    paths = _sources(source, (".parquet", ".pq"))
+    if len(paths) == 1:
+        try:
+            handle = _parquet_file(paths[0])
+            meta = (handle.schema_arrow.metadata or {}).get(_META_KEY)
+            if meta is not None:
+                return _restore(build, handle, meta)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{paths[0]}: {exc}") from exc
+    return _read(build, paths, lambda path: _parquet_part(path, opts), source)
+
+
+# -- the exact Parquet file of a panel ------------------------------------------------------
+
+
+def _unique_name(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name = f"_{name}"
+    taken.add(name)
+    return name
+
+
+def write_parquet(panel: Any, path: Any) -> None:
+    """Write ``panel`` as a long table (time, asset, one column per field; rows time-major)
+    with JSON metadata that ``read_parquet`` restores it from exactly."""
+    pa, pq = _pyarrow()
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}.")
+    assets = list(panel.assets)
+    if all(isinstance(a, str) for a in assets):
+        ids: list[Any] = [str(a) for a in assets]
+        id_type = pa.string()
+    elif all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in assets
+    ):
+        ids = [int(a) for a in assets]
+        id_type = pa.int64()
+    else:
+        raise TypeError(
+            f"to_parquet() writes str or int asset ids (all of one kind), got {assets!r}."
+        )
+    stamps = panel.timestamps
+    n_steps, n_assets = len(stamps), len(assets)
+    as_int = stamps.dtype.kind == "M" and np.datetime_data(stamps.dtype)[0] not in _UNITS
+    stored = stamps.view(np.int64) if as_int else stamps
+    taken: set[str] = set()
+    time_col, asset_col = _unique_name("time", taken), _unique_name("asset", taken)
+    fields = [[name, _unique_name(name, taken)] for name in panel.fields]
+    columns = {
+        time_col: pa.array(np.repeat(stored, n_assets)),
+        asset_col: pa.array(np.tile(np.asarray(ids, dtype=object), n_steps), type=id_type),
+    }
+    for name, column in fields:
+        columns[column] = pa.array(panel.fields[name].reshape(-1))
+    exogenous = []
+    null = np.ones(n_steps * n_assets, dtype=bool)
+    null[::n_assets] = False
+    for name, series in panel.exogenous.items():
+        block = series.reshape(n_steps, -1)
+        names = [_unique_name(f"exogenous:{name}:{k}", taken) for k in range(block.shape[1])]
+        for k, column in enumerate(names):
+            values = np.zeros(n_steps * n_assets)
+            values[::n_assets] = block[:, k]
+            columns[column] = pa.array(values, mask=null)
+        exogenous.append([name, names, series.ndim])
+    meta = {
+        "format": _FORMAT,
+        "time": [time_col, str(stamps.dtype), as_int],
+        "assets": ids,
+        "fields": fields,
+        "exogenous": exogenous,
+        "price_field": panel.price_field,
+        "warmup": panel.warmup,
+    }
+    table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
+    pq.write_table(table, path)
+
+
+def _restore(build: Callable[..., P], handle: Any, raw: bytes) -> P:
+    try:
+        return _restored(build, handle, json.loads(raw))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a valid sekai Parquet file ({exc})") from exc
+
+
+def _restored(build: Callable[..., P], handle: Any, meta: Any) -> P:
+    if meta.get("format") != _FORMAT:
+        raise ValueError(f"unknown format {meta.get('format')!r}; expected {_FORMAT!r}")
+    time_col, dtype, as_int = meta["time"]
+    if np.dtype(dtype).kind not in "Mif":
+        raise ValueError(f"time dtype {dtype!r}; expected datetime64, int64 or float64")
+    assets = tuple(meta["assets"])
+    fields = {str(name): str(column) for name, column in meta["fields"]}
+    exo_cols = [c for _, cols, _ in meta["exogenous"] for c in cols]
+    table = handle.read(columns=[time_col, *fields.values(), *exo_cols])
+    n_assets = len(assets)
+    if n_assets < 1 or table.num_rows % n_assets:
+        raise ValueError(f"{table.num_rows} rows do not fill a panel of {n_assets} assets")
+    n_steps = table.num_rows // n_assets
+    times = np.asarray(table.column(time_col).to_numpy())
+    stamps = times[::n_assets]
+    if not np.array_equal(times, np.repeat(stamps, n_assets)):
+        raise ValueError("the time column is not time-major (one run of rows per time)")
+    stamps = stamps.view(dtype) if as_int else stamps.astype(dtype)
+
+    def column(name: str) -> Array:
+        return np.asarray(table.column(name).to_numpy(), dtype=np.float64)
+
+    arrays = {name: column(c).reshape(n_steps, n_assets) for name, c in fields.items()}
+    exogenous = {}
+    for name, cols, ndim in meta["exogenous"]:
+        block = np.stack([column(c)[::n_assets] for c in cols], axis=1)
+        exogenous[str(name)] = block[:, 0] if ndim == 1 else block
+    price = str(meta["price_field"])
+    main = arrays.pop(price)
+    return build(
+        main,
+        fields=arrays,
+        timestamps=stamps,
+        assets=assets,
+        exogenous=exogenous,
+        price_field=price,
+        warmup=int(meta["warmup"]),
+    )
