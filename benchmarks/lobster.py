@@ -5,8 +5,10 @@ book (``write_lobster``, with hidden executions and a halt) to a temporary folde
 times, side by side: reading the message file alone and with its order-book file, by each
 engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio; and
 ``LobsterData.depth_rows()`` (replay plus the row-by-row check) at the file's depth and at
-one level. Each figure is the best of ``--repeats`` runs after a warm-up. ``--quick``
-shrinks the file to 100,000 messages and the repeats to 1.
+one level; and ``LimitOrderBook-v0`` steps per second, with simulated flow (the defaults)
+and replaying the file (decisions 10 ms apart; the messages it applies per second). Each
+figure is the best of ``--repeats`` runs after a warm-up. ``--quick`` shrinks the file to
+100,000 messages and the repeats to 1.
 
 Usage: ``python benchmarks/lobster.py [--messages N] [--levels L] [--repeats R] [--quick]``
 """
@@ -22,9 +24,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sekai.finance.lob import read_lobster, write_lobster
+import sekai
+from sekai.finance.lob import LobsterData, read_lobster, write_lobster
 
-__all__ = ["main", "seconds"]
+__all__ = ["env_steps", "main", "seconds"]
 
 
 def seconds(run: Callable[[], Any], repeats: int) -> float:
@@ -36,6 +39,26 @@ def seconds(run: Callable[[], Any], repeats: int) -> float:
         run()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def env_steps(steps: int, **kwargs: Any) -> tuple[float, float]:
+    """``(steps/s, messages/s)`` of ``steps`` random valid actions in ``LimitOrderBook-v0``."""
+    env = sekai.make("LimitOrderBook-v0", **kwargs)
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(steps)]
+    env.reset(seed=0)
+    lob = env.unwrapped
+    history = lob.core.history
+    applied = 0
+    start = time.perf_counter()
+    for action in actions:
+        before = history._k if history is not None else 0
+        if env.step(action).terminated:
+            env.reset()
+        elif history is not None:
+            applied += history._k - before
+    taken = time.perf_counter() - start
+    return steps / taken, applied / taken
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -75,6 +98,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             data = read_lobster(message, orderbook, levels=levels)
             taken = seconds(data.depth_rows, args.repeats)
             print(f"{f'{levels} level(s)':<28}{n / taken:>14,.0f}", flush=True)
+        data: LobsterData = read_lobster(message, orderbook)
+        print(f"\n{'LimitOrderBook-v0':<28}{'steps/s':>14}{'msg/s':>16}")
+        flow_rate, _ = env_steps(3000)
+        print(f"{'simulated flow':<28}{flow_rate:>14,.0f}", flush=True)
+        replay_rate, messages = env_steps(
+            3000, data=data, session_length=1.0, decision_interval=0.01, warmup=0.05
+        )
+        print(f"{'replay':<28}{replay_rate:>14,.0f}{messages:>16,.0f}", flush=True)
     print(f"\n{n:,} messages; best of {args.repeats}; msg/s = messages / seconds")
 
 

@@ -12,6 +12,7 @@ from sekai.finance.lob.book import (
     ZeroIntelligenceFlow,
 )
 from sekai.finance.lob.lobster import LobsterData
+from sekai.finance.lob.lobster_flow import HistoricalFlow
 from sekai.finance.lob.lobster_read import read_lobster
 from sekai.finance.lob.lobster_replay import ANONYMOUS, EMPTY_ASK, EMPTY_BID, LobsterEvent
 from sekai.finance.lob.lobster_simulate import simulate_lobster, write_lobster
@@ -27,6 +28,7 @@ __all__ = [
     "ANONYMOUS",
     "EMPTY_ASK",
     "EMPTY_BID",
+    "HistoricalFlow",
     "LobsterData",
     "LobsterEvent",
     "read_lobster",

@@ -69,9 +69,14 @@ class _Replay:
     """The state of one replay: the book, the id maps, the frontiers and the halt flag."""
 
     def __init__(
-        self, messages: Messages, book: NDArray[np.int64], where: str, first_line: int
+        self,
+        messages: Messages,
+        book: NDArray[np.int64],
+        where: str,
+        first_line: int,
+        into: OrderBook | None = None,
     ) -> None:
-        self.book = OrderBook()
+        self.book = OrderBook() if into is None else into
         self.rows = book
         self.levels = book.shape[1]
         self.where = where
@@ -161,9 +166,14 @@ class _Replay:
         return order.quantity
 
     def set_anonymous(self, side: int, price: int, volume: int) -> None:
+        """Make the anonymous volume at ``price`` equal ``volume``; a decrease keeps priority."""
         key = side * price
-        book_id = self.anonymous.pop(key, None)
+        book_id = self.anonymous.get(key)
+        if book_id is not None and 0 < volume < self.anonymous_at(key):
+            self.book.reduce(book_id, volume)
+            return
         if book_id is not None:
+            del self.anonymous[key]
             self.book.cancel(book_id)
         if volume:
             self.anonymous[key] = self.book.place(side, price, volume, ANONYMOUS)

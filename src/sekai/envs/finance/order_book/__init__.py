@@ -1,9 +1,9 @@
-"""LimitOrderBook-v0 and ``LimitOrderBookMarket``: trade in a simulated limit order book.
+"""LimitOrderBook-v0 and ``LimitOrderBookMarket``: trade in a simulated or replayed order book.
 
-``env`` holds the single-agent ``LimitOrderBookEnv``, the multi-agent ``LimitOrderBookMarket``
-and the market-order codes ``SELL``, ``HOLD``, ``BUY``; ``viewer`` their dashboards
-``LimitOrderBookRenderer`` and ``LimitOrderBookMarketRenderer``. There is no native vector
-version.
+``core`` holds their shared mechanics; ``env`` the single-agent ``LimitOrderBookEnv``, the
+multi-agent ``LimitOrderBookMarket`` and the market-order codes ``SELL``, ``HOLD``, ``BUY``;
+``viewer`` their dashboards ``LimitOrderBookRenderer`` and ``LimitOrderBookMarketRenderer``.
+There is no native vector version.
 """
 
 from sekai.envs.finance.order_book.env import (

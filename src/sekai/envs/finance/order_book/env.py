@@ -1,15 +1,14 @@
-"""LimitOrderBook-v0 and LimitOrderBookMarket: agents quoting in a zero-intelligence order book.
+"""LimitOrderBook-v0 and LimitOrderBookMarket: agents quoting in a limit order book.
 
-Both environments run on one shared core (``_LOBCore``): the book, the background flow, the
-trade memory, the per-fill accounting, observations and the quote / market-order decision.
+Both environments run on one shared core (``core._LOBCore``): the book, the background flow
+(zero-intelligence, or replayed LOBSTER messages with ``data=``), the trade memory, the
+per-fill accounting, observations and the quote / market-order decision.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -22,293 +21,31 @@ from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.options import check_reset_options
 from sekai.core.result import MAResetResult, MAStepResult, ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
-from sekai.error import InvalidAction, ResetRequired
-from sekai.finance.lob import Fill, Order, OrderBook, Side, ZeroIntelligenceFlow
-from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete, Space
+from sekai.envs.finance.order_book.core import BUY, HOLD, SELL, Plan, _LOBCore, _Obs, _Trader
+from sekai.error import ResetRequired
+from sekai.finance.lob import OrderBook, ZeroIntelligenceFlow
 
 __all__ = ["BUY", "HOLD", "SELL", "LimitOrderBookEnv", "LimitOrderBookMarket"]
 
-SELL, HOLD, BUY = 0, 1, 2
-"""The market-order choices (third action entry)."""
-
 _TOLERANCE = Fraction(1, 10**9)
-_INF = float("inf")
-_Obs = dict[str, Any]
 _Action = NDArray[np.int64]
 
 
-@dataclass(slots=True)
-class _Trader:
-    """One agent's account and resting quotes (``None`` ids when not quoting)."""
-
-    owner: int
-    inventory: int = 0
-    cash: int = 0
-    bid_id: int | None = None
-    ask_id: int | None = None
-    fills: int = 0
-
-    def wealth(self, mid: float) -> float:
-        """``cash + inventory·mid``."""
-        return self.cash + self.inventory * mid
-
-
-class _LOBCore:
-    """The mechanics both LOB environments share; the session clock belongs to the env."""
-
-    def __init__(
-        self,
-        *,
-        flow: ZeroIntelligenceFlow | None,
-        mid_price: int,
-        session_length: float,
-        levels: int,
-        max_quote_offset: int,
-        order_size: int,
-        max_inventory: int,
-        inventory_penalty: float,
-        max_trades: int,
-        warmup: float,
-    ) -> None:
-        self.levels = check_int(levels, "levels", low=1)
-        self.max_quote_offset = check_int(max_quote_offset, "max_quote_offset", low=1)
-        self.mid_price = check_int(
-            mid_price, "mid_price", low=2 * (self.max_quote_offset + self.levels)
-        )
-        self.order_size = check_int(order_size, "order_size", low=1)
-        self.max_inventory = check_int(max_inventory, "max_inventory", low=1)
-        self.max_trades = check_int(max_trades, "max_trades", low=1)
-        self.session_length = check_float(session_length, "session_length", low=0.0, low_open=True)
-        self.inventory_penalty = check_float(inventory_penalty, "inventory_penalty", low=0.0)
-        self.warmup = check_float(warmup, "warmup", low=0.0)
-        self.flow = ZeroIntelligenceFlow() if flow is None else flow
-        self.end = Fraction(self.session_length)
-        self.book = OrderBook()
-        self.t0 = 0.0
-        self.elapsed = 0.0
-        self.trades: deque[tuple[int, int, int]] = deque(maxlen=self.max_trades)
-        self.owners: dict[int, _Trader] = {}
-
-    # -- spaces ----------------------------------------------------------------------------
-
-    def observation_space(self) -> Dict:
-        """``Dict(book (levels, 4), trades MaskedBox max_trades x (3,), agent (6,))``."""
-        return Dict(
-            {
-                "book": Box(-_INF, _INF, (self.levels, 4), np.float32),
-                "trades": MaskedBox(-_INF, _INF, shape=(3,), max_size=self.max_trades),
-                "agent": Box(-_INF, _INF, (6,), np.float32),
-            }
-        )
-
-    def action_space(self) -> MultiDiscrete:
-        """``MultiDiscrete([K+1, K+1, 3])``: bid level, ask level, market order."""
-        n = self.max_quote_offset + 1
-        return MultiDiscrete([n, n, 3])
-
-    # -- session ---------------------------------------------------------------------------
-
-    def start(self, rng: np.random.Generator, traders: Sequence[_Trader]) -> None:
-        """Lay the initial book, run the warm-up, and start the session with ``traders``."""
-        book = self.book
-        self.flow.initialise(book, rng, mid=self.mid_price)
-        if self.warmup > 0:
-            self.flow.advance(book, rng, self.warmup)
-        self.t0 = book.time
-        self.elapsed = 0.0
-        self.trades.clear()
-        self.owners = {trader.owner: trader for trader in traders}
-
-    def advance(self, rng: np.random.Generator, clock: Fraction) -> None:
-        """Run the flow until session time ``clock``, book its fills, forget filled quotes."""
-        self.elapsed = float(clock)
-        self._record(self.flow.advance(self.book, rng, self.t0 + self.elapsed))
-        for trader in self.owners.values():
-            self._sync(trader)
-
-    def mid(self) -> float:
-        """The book mid, else ``last_price``, else ``mid_price``."""
-        mid = self.book.mid()
-        if mid is None:
-            return self.book.last_price or self.mid_price
-        return mid
-
-    def can_buy(self, trader: _Trader) -> bool:
-        """Whether buying ``order_size`` keeps the inventory within the limit."""
-        return trader.inventory + self.order_size <= self.max_inventory
-
-    def can_sell(self, trader: _Trader) -> bool:
-        """Whether selling ``order_size`` keeps the inventory within the limit."""
-        return trader.inventory - self.order_size >= -self.max_inventory
-
-    # -- decisions -------------------------------------------------------------------------
-
-    @staticmethod
-    def parse(action: Any, space: Space[Any]) -> tuple[int, int, int]:
-        """``(bid level, ask level, market choice)``; ``InvalidAction`` outside ``space``."""
-        if not space.contains(action):
-            raise InvalidAction(action, space)
-        bid, ask, market = np.asarray(action).tolist()
-        return bid, ask, market
-
-    def decide(self, trader: _Trader, bid_level: int, ask_level: int, market: int) -> None:
-        """Apply one decision: the market order, then the bid and the ask quote."""
-        book = self.book
-        if market == BUY and self.can_buy(trader):
-            if trader.ask_id is not None:
-                book.cancel(trader.ask_id)
-                trader.ask_id = None
-            self._record(book.market(Side.BID, self.order_size, trader.owner)[1])
-        elif market == SELL and self.can_sell(trader):
-            if trader.bid_id is not None:
-                book.cancel(trader.bid_id)
-                trader.bid_id = None
-            self._record(book.market(Side.ASK, self.order_size, trader.owner)[1])
-        trader.bid_id = self._quote(
-            trader, Side.BID, bid_level if self.can_buy(trader) else 0, trader.bid_id
-        )
-        trader.ask_id = self._quote(
-            trader, Side.ASK, ask_level if self.can_sell(trader) else 0, trader.ask_id
-        )
-
-    def _quote(self, trader: _Trader, side: Side, level: int, order_id: int | None) -> int | None:
-        """Keep, move or cancel the quote ``order_id`` on ``side``; returns the resting id."""
-        book = self.book
-        own = None if order_id is None else book.get(order_id)
-        if level == 0:
-            if own is not None:
-                book.cancel(own.order_id)
-            return None
-        bid = side is Side.BID
-        best = book.best_bid() if bid else book.best_ask()
-        target = self._reference(trader, side, best, own) + (1 - level if bid else level - 1)
-        if own is not None:
-            if own.price == target or (level == 1 and own.price == best):
-                return own.order_id
-            book.cancel(own.order_id)
-        new_id, fills = book.limit(side, max(target, 1), self.order_size, trader.owner)
-        self._record(fills)
-        return new_id
-
-    def _reference(self, trader: _Trader, side: Side, best: int | None, own: Order | None) -> int:
-        """The price a level-1 quote on ``side`` joins, ignoring the trader's own quote."""
-        book = self.book
-        bid = side is Side.BID
-        if best is not None:
-            if own is None or own.price != best or book.volume_at(side, best) != own.quantity:
-                return best
-            bid_prices, _, ask_prices, _ = book.depth(2)
-            second = int(bid_prices[1] if bid else ask_prices[1])
-            if second:
-                return second
-        opposite = book.best_ask() if bid else book.best_bid()
-        opposite_id = trader.ask_id if bid else trader.bid_id
-        own_opposite = None if opposite_id is None else book.get(opposite_id)
-        if opposite is not None and (own_opposite is None or own_opposite.price != opposite):
-            return opposite - 1 if bid else opposite + 1
-        last = book.last_price or self.mid_price
-        return math.floor(last) if bid else math.ceil(last)
-
-    def _sync(self, trader: _Trader) -> None:
-        """Forget quote ids whose orders have left the book."""
-        book = self.book
-        if trader.bid_id is not None and book.get(trader.bid_id) is None:
-            trader.bid_id = None
-        if trader.ask_id is not None and book.get(trader.ask_id) is None:
-            trader.ask_id = None
-
-    def _record(self, fills: list[Fill]) -> None:
-        """Remember every trade and book each fill for the traders on either side of it."""
-        remember = self.trades.append
-        owners = self.owners
-        for fill in fills:
-            price = fill.price
-            quantity = fill.quantity
-            buy = fill.taker_side is Side.BID
-            remember((price, quantity, 1 if buy else -1))
-            maker = owners.get(fill.maker_owner)
-            if maker is not None:
-                maker.fills += 1
-                change = -quantity if buy else quantity
-                maker.inventory += change
-                maker.cash -= change * price
-            taker = owners.get(fill.taker_owner)
-            if taker is not None:
-                if taker is not maker:
-                    taker.fills += 1
-                change = quantity if buy else -quantity
-                taker.inventory += change
-                taker.cash -= change * price
-
-    # -- views -----------------------------------------------------------------------------
-
-    def observation(self, trader: _Trader) -> _Obs:
-        """A fresh observation for ``trader`` (see ``observation_space``)."""
-        book = self.book
-        mid = self.mid()
-        bid_prices, bid_sizes, ask_prices, ask_sizes = book.depth(self.levels)
-        rows = np.empty((self.levels, 4), dtype=np.float32)
-        rows[:, 0] = np.where(bid_prices > 0, bid_prices - mid, 0.0)
-        rows[:, 1] = bid_sizes
-        rows[:, 2] = np.where(ask_prices > 0, ask_prices - mid, 0.0)
-        rows[:, 3] = ask_sizes
-        values = np.zeros((self.max_trades, 3), dtype=np.float32)
-        mask = np.zeros(self.max_trades, dtype=np.int8)
-        n = len(self.trades)
-        if n:
-            trades = np.array(self.trades, dtype=np.float64)
-            trades[:, 0] -= mid
-            values[:n] = trades
-            mask[:n] = 1
-        bid = None if trader.bid_id is None else book.get(trader.bid_id)
-        ask = None if trader.ask_id is None else book.get(trader.ask_id)
-        agent = np.array(
-            [
-                trader.inventory / self.max_inventory,
-                max(1.0 - self.elapsed / self.session_length, 0.0),
-                bid is not None,
-                ask is not None,
-                0 if bid is None else book.queue_ahead(bid.order_id),
-                0 if ask is None else book.queue_ahead(ask.order_id),
-            ],
-            dtype=np.float32,
-        )
-        return {"book": rows, "trades": {"values": values, "mask": mask}, "agent": agent}
-
-    def info(self, trader: _Trader, dt: float) -> dict[str, Any]:
-        """``timestamp, mid_price, spread, inventory, cash, wealth, fills, dt``."""
-        book = self.book
-        mid = self.mid()
-        return {
-            "timestamp": book.time - self.t0,
-            "mid_price": mid,
-            "spread": book.spread(),
-            "inventory": trader.inventory,
-            "cash": trader.cash,
-            "wealth": trader.wealth(mid),
-            "fills": trader.fills,
-            "dt": dt,
-        }
-
-    def action_mask(self, trader: _Trader) -> tuple[NDArray[np.int8], ...]:
-        """``(bid_mask, ask_mask, market_mask)``; quotes and orders that keep within limits."""
-        n = self.max_quote_offset + 1
-        can_buy = self.can_buy(trader)
-        can_sell = self.can_sell(trader)
-        bid = np.full(n, can_buy, dtype=np.int8)
-        ask = np.full(n, can_sell, dtype=np.int8)
-        bid[0] = ask[0] = 1
-        return bid, ask, np.array([can_sell, 1, can_buy], dtype=np.int8)
-
-
 class LimitOrderBookEnv(Env[_Obs, _Action]):
-    """Quote a bid and an ask, and trade at market, against zero-intelligence order flow.
+    """Quote a bid and an ask, and trade at market, against simulated or replayed order flow.
 
     Each step the agent may send a market order of ``order_size`` lots, then sets its bid and
     ask ``level`` ticks behind the best prices of other traders (0 = no quote); the flow then
     runs for ``decision_interval`` time units of a ``session_length`` session. Reward: change
     of marked-to-mid wealth minus ``inventory_penalty·q²·dt``. Only the flow draws from
     ``rng``: the initial book and the warm-up at reset, then one ``advance`` per step.
+
+    With ``data`` (a ``LobsterData`` or a list of days) the background flow is the recorded
+    messages, in seconds: ``sampler`` (default ``"random"``) picks each session's start on
+    a ``decision_interval`` grid from ``warmup`` after a day's first message, among starts
+    whose session ends by its last message; the only draw is the sampler's. ``latency``
+    (``0 <= latency < decision_interval``) prices each decision on the observed book and
+    sends it ``latency`` later; a decision that would arrive after the session is not sent.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -328,9 +65,19 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         inventory_penalty: float = 0.01,
         max_trades: int = 16,
         warmup: float = 20.0,
+        data: Any = None,
+        sampler: Any = None,
+        latency: float = 0.0,
     ) -> None:
+        self.decision_interval = check_float(
+            decision_interval, "decision_interval", low=0.0, low_open=True
+        )
         self.core = _LOBCore(
             flow=flow,
+            data=data,
+            sampler=sampler,
+            latency=_latency(latency, self.decision_interval),
+            start_step=self.decision_interval,
             mid_price=mid_price,
             session_length=session_length,
             levels=levels,
@@ -341,15 +88,13 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
             max_trades=max_trades,
             warmup=warmup,
         )
-        self.decision_interval = check_float(
-            decision_interval, "decision_interval", low=0.0, low_open=True
-        )
         self.n_steps = math.ceil(self.core.session_length / self.decision_interval - 1e-9)
         self.observation_space = self.core.observation_space()
         self.action_space = self.core.action_space()
         self.trader = _Trader(self.AGENT)
         self.elapsed_steps = 0
         self._interval = Fraction(self.decision_interval)
+        self._latency = Fraction(self.core.latency)
         self._clock = Fraction(0)
         self._started = False
         self._done = False
@@ -387,9 +132,16 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         trader = self.trader
         trader.fills = 0
         wealth_before = trader.wealth(core.mid())
-        core.decide(trader, bid_level, ask_level, market)
         self.elapsed_steps = k = self.elapsed_steps + 1
         clock = min(k * self._interval, core.end)
+        if self._latency:
+            plan = core.plan(trader, bid_level, ask_level, market)
+            arrival = self._clock + self._latency
+            if arrival < clock:
+                core.advance(self.rng, arrival)
+                core.deliver(trader, plan)
+        else:
+            core.decide(trader, bid_level, ask_level, market)
         dt = float(clock - self._clock)
         self._clock = clock
         core.advance(self.rng, clock)
@@ -415,6 +167,11 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     ``LimitOrderBookEnv``'s for the same seed and actions, unless ``session_length`` lies
     within about 1e-9 of a multiple of the interval (the two end tests round differently).
     ``staggered_by`` names the settings that let only some agents act at a step.
+
+    ``data``, ``sampler`` and ``latency`` are as for ``LimitOrderBookEnv``: starts lie on a
+    grid of the shortest interval, and ``latency`` must stay below the shortest interval
+    shortened by the jitter; the acting agents' decisions reach the book together,
+    ``latency`` after the step's clock, in name order.
     """
 
     def __init__(
@@ -433,9 +190,20 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         inventory_penalty: float = 0.01,
         max_trades: int = 16,
         warmup: float = 20.0,
+        data: Any = None,
+        sampler: Any = None,
+        latency: float = 0.0,
     ) -> None:
+        n = check_int(n_agents, "n_agents", low=1)
+        self.decision_intervals = _intervals(decision_intervals, n)
+        self.jitter = check_float(jitter, "jitter", low=0.0, high=1.0, high_open=True)
+        shortest = float(self.decision_intervals.min())
         self.core = _LOBCore(
             flow=flow,
+            data=data,
+            sampler=sampler,
+            latency=_latency(latency, shortest * (1.0 - self.jitter)),
+            start_step=shortest,
             mid_price=mid_price,
             session_length=session_length,
             levels=levels,
@@ -446,9 +214,6 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
             max_trades=max_trades,
             warmup=warmup,
         )
-        n = check_int(n_agents, "n_agents", low=1)
-        self.decision_intervals = _intervals(decision_intervals, n)
-        self.jitter = check_float(jitter, "jitter", low=0.0, high=1.0, high_open=True)
         self.possible_agents = [f"trader_{i}" for i in range(n)]
         self.agents: list[str] = []
         self.observation_spaces = {a: self.core.observation_space() for a in self.possible_agents}
@@ -460,6 +225,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
             zip(self.possible_agents, map(Fraction, self.decision_intervals.tolist()), strict=True)
         )
         self._next = dict.fromkeys(self.possible_agents, Fraction(0))
+        self._latency = Fraction(self.core.latency)
         self._clock = Fraction(0)
         self._started = False
         self._done = False
@@ -539,13 +305,24 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         rng = self.rng
         jitter = self.jitter
         clock = self._clock
+        plans: list[tuple[_Trader, Plan]] = []
         for agent, (bid_level, ask_level, market) in decisions:
-            core.decide(traders[agent], bid_level, ask_level, market)
+            if self._latency:
+                plans.append(
+                    (traders[agent], core.plan(traders[agent], bid_level, ask_level, market))
+                )
+            else:
+                core.decide(traders[agent], bid_level, ask_level, market)
             interval = self._intervals[agent]
             if jitter > 0:
                 interval = Fraction(float(interval) * rng.uniform(1.0 - jitter, 1.0 + jitter))
             self._next[agent] = clock + interval
         new_clock = min(min(self._next.values()), core.end)
+        arrival = clock + self._latency
+        if plans and arrival < new_clock:
+            core.advance(rng, arrival)
+            for trader, plan in plans:
+                core.deliver(trader, plan)
         dt = float(new_clock - clock)
         self._clock = new_clock
         core.advance(rng, new_clock)
@@ -592,3 +369,14 @@ def _intervals(value: Any, n: int) -> NDArray[np.float64]:
         [check_float(v, "decision_intervals", low=0.0, low_open=True) for v in values],
         dtype=np.float64,
     )
+
+
+def _latency(value: Any, shortest: float) -> float:
+    """``latency`` checked: a real in ``[0, shortest)``, the shortest decision interval."""
+    latency = check_float(value, "latency", low=0.0)
+    if latency >= shortest:
+        raise ValueError(
+            f"latency must be below the shortest time between decisions ({shortest:g}), got "
+            f"{latency:g}: a decision must reach the book before the next one."
+        )
+    return latency
