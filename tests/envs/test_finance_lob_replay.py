@@ -242,3 +242,12 @@ def test_latency_with_simulated_flow_passes_check_env() -> None:
     while market.agents:
         market.step({a: market.action_spaces[a].sample() for a in market.acting})
     assert all(abs(t.inventory) <= market.core.max_inventory for t in market.traders.values())
+
+
+def test_sequential_sampler_moves_one_session_at_a_time() -> None:
+    env = LimitOrderBookEnv(**_simulated(sampler="sequential"))
+    starts = []
+    for _ in range(3):
+        env.reset(seed=0)
+        starts.append(env.core.t0)
+    assert np.allclose(np.diff(starts), 0.05)

@@ -105,7 +105,8 @@ class _LOBCore:
             self.flow = ZeroIntelligenceFlow()
             self.history = HistoricalFlow(data)
             self.sampler = as_sampler("random" if sampler is None else sampler)
-            self._starts = self._start_grid(start_step)
+            self._step_ns = round(start_step * _NS)
+            self._starts = self._start_grid()
         self.end = Fraction(self.session_length)
         self.book = OrderBook()
         self.t0 = 0.0
@@ -114,14 +115,14 @@ class _LOBCore:
         self.trades: deque[tuple[int, int, int]] = deque(maxlen=self.max_trades)
         self.owners: dict[int, _Trader] = {}
 
-    def _start_grid(self, step: float) -> tuple[list[int], list[int], list[int]]:
-        """Per day: first start (ns), number of starts; and the step (ns) between starts.
+    def _start_grid(self) -> tuple[list[int], list[int]]:
+        """Per day: the first start (ns) and the number of starts, ``_step_ns`` apart.
 
-        Starts lie ``step`` apart from ``warmup`` after a day's first message, so that the
-        session ends by its last message.
+        They start ``warmup`` after the day's first message; each session ends by its last
+        message. "sequential" moves one session length at a time.
         """
         assert self.history is not None
-        step_ns = round(step * _NS)
+        step_ns = self._step_ns
         warmup_ns = round(self.warmup * _NS)
         session_ns = round(self.session_length * _NS)
         firsts, counts = [], []
@@ -139,7 +140,7 @@ class _LOBCore:
                 f"no replayed session fits in the data: each needs warmup + session_length = "
                 f"{self.warmup + self.session_length:g} s of messages, the days span {spans}."
             )
-        return firsts, counts, [step_ns]
+        return firsts, counts
 
     # -- spaces ----------------------------------------------------------------------------
 
@@ -169,10 +170,15 @@ class _LOBCore:
                 self.flow.advance(book, rng, self.warmup)
         else:
             assert self.sampler is not None
-            firsts, counts, (step,) = self._starts
+            firsts, counts = self._starts
+            step = self._step_ns
             total = sum(counts)
             index = sample_start(
-                self.sampler, rng, n_starts=total, episode_length=len(counts), lookback=0
+                self.sampler,
+                rng,
+                n_starts=total,
+                episode_length=max(1, round(self.session_length * _NS) // step),
+                lookback=0,
             )
             day = 0
             while index >= counts[day]:
