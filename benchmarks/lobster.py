@@ -6,7 +6,8 @@ times, side by side: reading the message file alone and with its order-book file
 engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio; and
 ``LobsterData.depth_rows()`` (replay plus the row-by-row check) at the file's depth and at
 one level; and ``LimitOrderBook-v0`` steps per second, with simulated flow (the defaults)
-and replaying the file (decisions 10 ms apart; the messages it applies per second). Each
+on each engine (numba when installed, with its speed-up over python), and replaying the
+file (decisions 10 ms apart; the messages it applies per second). Each
 figure is the best of ``--repeats`` runs after a warm-up. ``--quick`` shrinks the file to
 100,000 messages and the repeats to 1.
 
@@ -46,6 +47,8 @@ def env_steps(steps: int, **kwargs: Any) -> tuple[float, float]:
     env = sekai.make("LimitOrderBook-v0", **kwargs)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(steps)]
+    env.reset(seed=0)
+    env.step(actions[0])  # the numba engine compiles (or loads) its kernels here
     env.reset(seed=0)
     lob = env.unwrapped
     history = lob.core.history
@@ -100,8 +103,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{f'{levels} level(s)':<28}{n / taken:>14,.0f}", flush=True)
         data: LobsterData = read_lobster(message, orderbook)
         print(f"\n{'LimitOrderBook-v0':<28}{'steps/s':>14}{'msg/s':>16}")
-        flow_rate, _ = env_steps(3000)
-        print(f"{'simulated flow':<28}{flow_rate:>14,.0f}", flush=True)
+        python_rate, _ = env_steps(3000, engine="python")
+        print(f"{'simulated flow, python':<28}{python_rate:>14,.0f}", flush=True)
+        if importlib.util.find_spec("numba"):
+            numba_rate, _ = env_steps(30_000, engine="numba")
+            ratio = f"{numba_rate / python_rate:>13.1f}x python"
+            print(f"{'simulated flow, numba':<28}{numba_rate:>14,.0f}{ratio}", flush=True)
         replay_rate, messages = env_steps(
             3000, data=data, session_length=1.0, decision_interval=0.01, warmup=0.05
         )

@@ -130,6 +130,7 @@ class RefBook:
 
 def book_state(book: OrderBook) -> list[tuple]:
     """Every resting order, oldest first, as plain tuples."""
+    len(book)  # a query: a CompiledBook copies its orders out of the compiled book
     owners = sorted({o.owner for o in book._orders.values()})
     orders = [o for owner in owners for o in book.orders_of(owner)]
     orders.sort(key=lambda o: o.order_id)
@@ -480,8 +481,9 @@ def test_dead_entries_are_purged_at_the_front():
     assert fills[0].maker_order_id == 4 and book.n_levels(ASK) == 0
 
 
-def test_validation():
-    book = OrderBook()
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_validation(engine):
+    book = BOOKS[engine]()
     bad_values = [
         lambda: book.limit(0, 10, 1),
         lambda: book.limit(2, 10, 1),
@@ -559,10 +561,21 @@ def apply(book: OrderBook, ref: RefBook, op: tuple, step: int) -> None:
                 assert book.reduce(order_id, op[2]) == ref.reduce(order_id, op[2])
 
 
+def compiled_book() -> OrderBook:
+    pytest.importorskip("numba")
+    from sekai.finance.lob.compiled_book import CompiledBook
+
+    return CompiledBook.empty()
+
+
+BOOKS = {"python": OrderBook, "numba": compiled_book}
+
+
+@pytest.mark.parametrize("engine", list(BOOKS))
 @settings(max_examples=150, deadline=None)
-@given(st.lists(OPS, max_size=60))
-def test_book_matches_reference(ops):
-    book, ref = OrderBook(), RefBook()
+@given(ops=st.lists(OPS, max_size=60))
+def test_book_matches_reference(engine, ops):
+    book, ref = BOOKS[engine](), RefBook()
     for step, op in enumerate(ops):
         apply(book, ref, op, step)
         assert_same(book, ref)

@@ -8,7 +8,7 @@ from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
 from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -138,6 +138,9 @@ class OrderBook:
     set by the caller (or a flow) and stamped on orders and fills; ``last_price`` is the last
     fill price, or a reference the caller sets.
     """
+
+    compiled: ClassVar[bool] = False
+    """Whether the orders live in a compiled book (``CompiledBook``), not in this object."""
 
     def __init__(self) -> None:
         self._orders: dict[int, Order] = {}
@@ -413,6 +416,16 @@ class OrderBook:
         )
 
 
+def plain_book(book: OrderBook, flow: str) -> None:
+    """``TypeError`` unless ``book`` is a plain ``OrderBook`` that ``flow`` can drive."""
+    if book.compiled:
+        raise TypeError(
+            f"{flow} drives a plain OrderBook, not the CompiledBook of an env on "
+            "engine='numba' (that env runs its flow itself); build the env with "
+            "engine='python' to drive its book from outside."
+        )
+
+
 _NO_REFERENCE = (
     "the flow needs a reference price, but the book is empty and its last_price is None; "
     "call initialise(book, rng, mid=...) first, or set book.last_price to a price >= 1."
@@ -462,6 +475,7 @@ class ZeroIntelligenceFlow:
         For ``d = 1..levels``, each time a bid at ``max(mid - d, 1)`` then an ask at ``mid + d``;
         ``last_price`` becomes ``mid``.
         """
+        plain_book(book, "ZeroIntelligenceFlow")
         mid = _as_int(mid, "mid", 1)
         levels = _as_int(levels, "levels", 1)
         orders_per_level = _as_int(orders_per_level, "orders_per_level", 1)
@@ -484,26 +498,14 @@ class ZeroIntelligenceFlow:
         without ``last_price`` (no reference price to quote around) or an expectation above
         that bound.
         """
-        end = check_real(until, "until")
-        if end < book.time:
-            raise ValueError(
-                f"until={end} is earlier than book.time={book.time}; the flow only runs "
-                "forward, so pass an until >= book.time."
-            )
+        plain_book(book, "ZeroIntelligenceFlow")
+        end = self.check_span(book.time, until)
         if book.last_price is None and not book._bids.keys and not book._asks.keys:
             raise ValueError(_NO_REFERENCE)
         limit_rate = self.limit_rate
         limits = 2 * limit_rate
         buys = 2 * limit_rate + self.market_rate
         flow_rate = 2 * limit_rate + 2 * self.market_rate
-        expected = flow_rate * (end - book.time)
-        if expected > MAX_EXPECTED_EVENTS:
-            raise ValueError(
-                f"advance over {end - book.time} time units at limit_rate={limit_rate} and "
-                f"market_rate={self.market_rate} expects {expected:.4g} orders, above the bound "
-                f"of MAX_EXPECTED_EVENTS={MAX_EXPECTED_EVENTS} per call; lower the rates or "
-                "advance in shorter spans."
-            )
         cancel_rate = self.cancel_rate
         exponential = rng.standard_exponential
         uniform = rng.random
@@ -534,6 +536,29 @@ class ZeroIntelligenceFlow:
             self._place(book, rng, Side.BID if book.best_bid() is None else Side.ASK, fills)
         book.time = end
         return fills
+
+    def check_span(self, start: float, until: Any) -> float:
+        """``until`` as a float, checked for an ``advance`` from ``start``, as ``advance`` does.
+
+        ``TypeError`` for an ``until`` that is not a real number; ``ValueError`` for one that
+        is not finite or below ``start``, or a span expecting more than ``MAX_EXPECTED_EVENTS``
+        orders.
+        """
+        end = check_real(until, "until")
+        if end < start:
+            raise ValueError(
+                f"until={end} is earlier than book.time={start}; the flow only runs "
+                "forward, so pass an until >= book.time."
+            )
+        expected = (2 * self.limit_rate + 2 * self.market_rate) * (end - start)
+        if expected > MAX_EXPECTED_EVENTS:
+            raise ValueError(
+                f"advance over {end - start} time units at limit_rate={self.limit_rate} and "
+                f"market_rate={self.market_rate} expects {expected:.4g} orders, above the bound "
+                f"of MAX_EXPECTED_EVENTS={MAX_EXPECTED_EVENTS} per call; lower the rates or "
+                "advance in shorter spans."
+            )
+        return end
 
     def _place(
         self, book: OrderBook, rng: np.random.Generator, side: Side, fills: list[Fill]

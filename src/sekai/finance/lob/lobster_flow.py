@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.finance.lob.book import BACKGROUND, Fill, Order, OrderBook, Side
+from sekai.finance.lob.book import BACKGROUND, Fill, Order, OrderBook, Side, plain_book
 from sekai.finance.lob.lobster import LobsterData
 from sekai.finance.lob.lobster_replay import _Replay
 
@@ -182,6 +182,7 @@ class HistoricalFlow:
         ``book.time`` becomes ``time_ns / 1e9`` and ``last_price`` the last execution price
         before it (else ``None``); the next ``advance`` starts with the first later message.
         """
+        plain_book(book, "HistoricalFlow")
         prepared = self._prepared.get(day)
         if prepared is None:
             prepared = self._prepared[day] = _prepare(self.days[day], self.checkpoint_every)
@@ -213,6 +214,7 @@ class HistoricalFlow:
         day = self._day
         if day is None:
             raise RuntimeError("call seek(book, day, time_ns) before advance().")
+        plain_book(book, "HistoricalFlow")
         end = int(np.searchsorted(day.time_ns, round(until * _NS), side="right"))
         fills: list[Fill] = []
         k = self._k

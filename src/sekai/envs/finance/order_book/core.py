@@ -25,10 +25,13 @@ from sekai.finance.lob.lobster_flow import HistoricalFlow
 from sekai.finance.sampling import EpisodeSampler, as_sampler, sample_start
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete, Space
 
-__all__ = ["BUY", "HOLD", "SELL", "Plan"]
+__all__ = ["BUY", "HOLD", "LATE", "NOW", "SELL", "Plan"]
 
 SELL, HOLD, BUY = 0, 1, 2
 """The market-order choices (third action entry)."""
+
+NOW, LATE = -1.0, -2.0
+"""Arrival times of a decision that reaches the book at once / after the session (never)."""
 
 _INF = float("inf")
 _NS = 1_000_000_000
@@ -54,8 +57,12 @@ class _Trader:
         return self.cash + self.inventory * mid
 
 
-class _LOBCore:
-    """The mechanics both LOB environments share; the session clock belongs to the env."""
+class _LOBSettings:
+    """What both engines of the LOB environments share: settings, spaces, limits, masks.
+
+    The mechanics (book, flow, accounts, views) are ``_LOBCore``'s in pure Python and
+    ``compiled._CompiledCore``'s on the numba engine; the session clock belongs to the env.
+    """
 
     def __init__(
         self,
@@ -108,11 +115,9 @@ class _LOBCore:
             self._step_ns = round(start_step * _NS)
             self._starts = self._start_grid()
         self.end = Fraction(self.session_length)
-        self.book = OrderBook()
         self.t0 = 0.0
         self.elapsed = 0.0
         self.day = 0
-        self.trades: deque[tuple[int, int, int]] = deque(maxlen=self.max_trades)
         self.owners: dict[int, _Trader] = {}
 
     def _start_grid(self) -> tuple[list[int], list[int]]:
@@ -159,6 +164,50 @@ class _LOBCore:
         n = self.max_quote_offset + 1
         return MultiDiscrete([n, n, 3])
 
+    @property
+    def halted(self) -> bool:
+        """Whether replayed trading is halted (agents' market orders are not sent)."""
+        return self.history is not None and self.history.halted
+
+    def can_buy(self, trader: _Trader) -> bool:
+        """Whether buying ``order_size`` keeps the inventory within the limit."""
+        return trader.inventory + self.order_size <= self.max_inventory
+
+    def can_sell(self, trader: _Trader) -> bool:
+        """Whether selling ``order_size`` keeps the inventory within the limit."""
+        return trader.inventory - self.order_size >= -self.max_inventory
+
+    def parse(self, action: Any, space: Space[Any]) -> tuple[int, int, int]:
+        """``(bid level, ask level, market choice)``; ``InvalidAction`` outside ``space``."""
+        if type(action) is np.ndarray and action.dtype == np.int64 and action.shape == (3,):
+            bid, ask, market = action.tolist()
+            n = self.max_quote_offset
+            if 0 <= bid <= n and 0 <= ask <= n and 0 <= market <= 2:
+                return bid, ask, market
+        if not space.contains(action):
+            raise InvalidAction(action, space)
+        bid, ask, market = np.asarray(action).tolist()
+        return bid, ask, market
+
+    def action_mask(self, trader: _Trader) -> tuple[NDArray[np.int8], ...]:
+        """``(bid_mask, ask_mask, market_mask)``; quotes and orders that keep within limits."""
+        n = self.max_quote_offset + 1
+        can_buy = self.can_buy(trader)
+        can_sell = self.can_sell(trader)
+        bid = np.full(n, can_buy, dtype=np.int8)
+        ask = np.full(n, can_sell, dtype=np.int8)
+        bid[0] = ask[0] = 1
+        return bid, ask, np.array([can_sell, 1, can_buy], dtype=np.int8)
+
+
+class _LOBCore(_LOBSettings):
+    """The mechanics of the LOB environments in pure Python: ``OrderBook`` and its flows."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.book = OrderBook()
+        self.trades: deque[tuple[int, int, int]] = deque(maxlen=self.max_trades)
+
     # -- session ---------------------------------------------------------------------------
 
     def start(self, rng: np.random.Generator, traders: Sequence[_Trader]) -> None:
@@ -191,12 +240,7 @@ class _LOBCore:
         self.trades.clear()
         self.owners = {trader.owner: trader for trader in traders}
 
-    @property
-    def halted(self) -> bool:
-        """Whether replayed trading is halted (agents' market orders are not sent)."""
-        return self.history is not None and self.history.halted
-
-    def advance(self, rng: np.random.Generator, clock: Fraction) -> None:
+    def advance(self, rng: np.random.Generator, clock: float | Fraction) -> None:
         """Run the flow until session time ``clock``, book its fills, forget filled quotes."""
         self.elapsed = float(clock)
         flow = self.flow if self.history is None else self.history
@@ -211,23 +255,12 @@ class _LOBCore:
             return self.book.last_price or self.mid_price
         return mid
 
-    def can_buy(self, trader: _Trader) -> bool:
-        """Whether buying ``order_size`` keeps the inventory within the limit."""
-        return trader.inventory + self.order_size <= self.max_inventory
-
-    def can_sell(self, trader: _Trader) -> bool:
-        """Whether selling ``order_size`` keeps the inventory within the limit."""
-        return trader.inventory - self.order_size >= -self.max_inventory
+    def reset_fills(self, traders: Sequence[_Trader]) -> None:
+        """Zero the fill counts of ``traders``."""
+        for trader in traders:
+            trader.fills = 0
 
     # -- decisions -------------------------------------------------------------------------
-
-    @staticmethod
-    def parse(action: Any, space: Space[Any]) -> tuple[int, int, int]:
-        """``(bid level, ask level, market choice)``; ``InvalidAction`` outside ``space``."""
-        if not space.contains(action):
-            raise InvalidAction(action, space)
-        bid, ask, market = np.asarray(action).tolist()
-        return bid, ask, market
 
     def decide(self, trader: _Trader, bid_level: int, ask_level: int, market: int) -> None:
         """Apply one decision now: the market order, then the bid and the ask quote."""
@@ -405,12 +438,29 @@ class _LOBCore:
             "dt": dt,
         }
 
-    def action_mask(self, trader: _Trader) -> tuple[NDArray[np.int8], ...]:
-        """``(bid_mask, ask_mask, market_mask)``; quotes and orders that keep within limits."""
-        n = self.max_quote_offset + 1
-        can_buy = self.can_buy(trader)
-        can_sell = self.can_sell(trader)
-        bid = np.full(n, can_buy, dtype=np.int8)
-        ask = np.full(n, can_sell, dtype=np.int8)
-        bid[0] = ask[0] = 1
-        return bid, ask, np.array([can_sell, 1, can_buy], dtype=np.int8)
+    def step_agent(
+        self,
+        rng: np.random.Generator,
+        trader: _Trader,
+        decision: tuple[int, int, int],
+        times: tuple[float, float, float],
+    ) -> tuple[_Obs, float, dict[str, Any]]:
+        """One single-agent step: ``(observation, reward, info)``.
+
+        ``times`` is ``(arrival, elapsed, dt)`` in session time: the decision reaches the book
+        at ``arrival`` (``NOW``: at once; ``LATE``: never) and the flow then runs to
+        ``elapsed``, ``dt`` after the previous decision.
+        """
+        arrival, elapsed, dt = times
+        trader.fills = 0
+        wealth_before = trader.wealth(self.mid())
+        if arrival == NOW:
+            self.decide(trader, *decision)
+        elif arrival != LATE:
+            planned = self.plan(trader, *decision)
+            self.advance(rng, arrival)
+            self.deliver(trader, planned)
+        self.advance(rng, elapsed)
+        q = trader.inventory
+        reward = trader.wealth(self.mid()) - wealth_before - self.inventory_penalty * q * q * dt
+        return self.observation(trader), reward, self.info(trader, dt)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,9 +21,23 @@ from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.options import check_reset_options
 from sekai.core.result import MAResetResult, MAStepResult, ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
-from sekai.envs.finance.order_book.core import BUY, HOLD, SELL, Plan, _LOBCore, _Obs, _Trader
+from sekai.envs.finance.order_book.core import (
+    BUY,
+    HOLD,
+    LATE,
+    NOW,
+    SELL,
+    Plan,
+    _LOBCore,
+    _Obs,
+    _Trader,
+)
 from sekai.error import ResetRequired
 from sekai.finance.lob import OrderBook, ZeroIntelligenceFlow
+from sekai.finance.lob.engine import Engine, resolve_engine
+
+if TYPE_CHECKING:
+    from sekai.envs.finance.order_book.compiled import _CompiledCore
 
 __all__ = ["BUY", "HOLD", "SELL", "LimitOrderBookEnv", "LimitOrderBookMarket"]
 
@@ -46,6 +60,11 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
     whose session ends by its last message; the only draw is the sampler's. ``latency``
     (``0 <= latency < decision_interval``) prices each decision on the observed book and
     sends it ``latency`` later; a decision that would arrive after the session is not sent.
+
+    ``engine``: ``"numba"`` runs simulated flow on the compiled order book, with the same
+    results as ``"python"`` (``OrderBook``); ``"auto"`` picks numba when it is installed and
+    there is no ``data`` (replay runs in Python). Under numba, ``book`` is a read-only
+    ``MirrorBook``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -68,11 +87,14 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         data: Any = None,
         sampler: Any = None,
         latency: float = 0.0,
+        engine: Engine = "auto",
     ) -> None:
         self.decision_interval = check_float(
             decision_interval, "decision_interval", low=0.0, low_open=True
         )
-        self.core = _LOBCore(
+        self.core = _make_core(
+            engine,
+            1,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -93,9 +115,9 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         self.action_space = self.core.action_space()
         self.trader = _Trader(self.AGENT)
         self.elapsed_steps = 0
-        self._interval = Fraction(self.decision_interval)
-        self._latency = Fraction(self.core.latency)
-        self._clock = Fraction(0)
+        self._schedule = _Schedule(
+            Fraction(self.decision_interval), self.core.end, Fraction(self.core.latency)
+        )
         self._started = False
         self._done = False
 
@@ -113,7 +135,6 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         self.trader = _Trader(self.AGENT)
         self.core.start(self.rng, [self.trader])
         self.elapsed_steps = 0
-        self._clock = Fraction(0)
         self._started = True
         self._done = False
         core = self.core
@@ -128,29 +149,14 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         if not self._started:
             raise ResetRequired()
         core = self.core
-        bid_level, ask_level, market = core.parse(action, self.action_space)
-        trader = self.trader
-        trader.fills = 0
-        wealth_before = trader.wealth(core.mid())
-        self.elapsed_steps = k = self.elapsed_steps + 1
-        clock = min(k * self._interval, core.end)
-        if self._latency:
-            plan = core.plan(trader, bid_level, ask_level, market)
-            arrival = self._clock + self._latency
-            if arrival < clock:
-                core.advance(self.rng, arrival)
-                core.deliver(trader, plan)
-        else:
-            core.decide(trader, bid_level, ask_level, market)
-        dt = float(clock - self._clock)
-        self._clock = clock
-        core.advance(self.rng, clock)
-        q = trader.inventory
-        reward = trader.wealth(core.mid()) - wealth_before - core.inventory_penalty * q * q * dt
-        self._done = terminated = k >= self.n_steps
-        return StepResult(
-            core.observation(trader), reward, terminated, False, core.info(trader, dt)
+        decision = core.parse(action, self.action_space)
+        k = self.elapsed_steps + 1
+        observation, reward, info = core.step_agent(
+            self.rng, self.trader, decision, self._schedule.times(k)
         )
+        self.elapsed_steps = k
+        self._done = terminated = k >= self.n_steps
+        return StepResult(observation, reward, terminated, False, info)
 
     def action_mask(self) -> tuple[NDArray[np.int8], ...]:
         """``(bid_mask[K+1], ask_mask[K+1], market_mask[3])`` int8."""
@@ -171,7 +177,8 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     ``data``, ``sampler`` and ``latency`` are as for ``LimitOrderBookEnv``: starts lie on a
     grid of the shortest interval, and ``latency`` must stay below the shortest interval
     shortened by the jitter; the acting agents' decisions reach the book together,
-    ``latency`` after the step's clock, in name order.
+    ``latency`` after the step's clock, in name order. ``engine`` is as for
+    ``LimitOrderBookEnv``.
     """
 
     def __init__(
@@ -193,12 +200,15 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         data: Any = None,
         sampler: Any = None,
         latency: float = 0.0,
+        engine: Engine = "auto",
     ) -> None:
         n = check_int(n_agents, "n_agents", low=1)
         self.decision_intervals = _intervals(decision_intervals, n)
         self.jitter = check_float(jitter, "jitter", low=0.0, high=1.0, high_open=True)
         shortest = float(self.decision_intervals.min())
-        self.core = _LOBCore(
+        self.core = _make_core(
+            engine,
+            n,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -300,8 +310,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         traders = self.traders
         mid_before = core.mid()
         wealth_before = {a: t.wealth(mid_before) for a, t in traders.items()}
-        for trader in traders.values():
-            trader.fills = 0
+        core.reset_fills(list(traders.values()))
         rng = self.rng
         jitter = self.jitter
         clock = self._clock
@@ -380,3 +389,68 @@ def _latency(value: Any, shortest: float) -> float:
             f"{latency:g}: a decision must reach the book before the next one."
         )
     return latency
+
+
+def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _CompiledCore:
+    """The mechanics on the chosen engine; only zero-intelligence flow runs compiled."""
+    chosen = resolve_engine(engine)
+    flow = settings["flow"]
+    compilable = settings["data"] is None and (flow is None or type(flow) is ZeroIntelligenceFlow)
+    if chosen == "numba" and not compilable:
+        if engine == "auto":
+            chosen = "python"
+        else:
+            raise ValueError(
+                "engine='numba' runs ZeroIntelligenceFlow order flow; replayed data= and other "
+                "flows run on engine='python' (or 'auto')."
+            )
+    if chosen == "python":
+        return _LOBCore(**settings)
+    from sekai.envs.finance.order_book.compiled import _CompiledCore
+
+    return _CompiledCore(n_traders=n_traders, **settings)
+
+
+class _Schedule:
+    """Decision ``k``'s times in session time, exact: ``k·interval`` capped at the end.
+
+    Rational arithmetic on integers, rounded once to floats, as ``Fraction`` would give.
+    """
+
+    _CACHED = 65_536
+    """Decisions whose times are kept once computed (every episode asks for the same)."""
+
+    def __init__(self, interval: Fraction, end: Fraction, latency: Fraction) -> None:
+        self._interval = interval.as_integer_ratio()
+        self._end = end.as_integer_ratio()
+        self._latency = latency.as_integer_ratio()
+        self._known: list[tuple[float, float, float]] = [(NOW, 0.0, 0.0)]
+
+    def _clock(self, k: int) -> tuple[int, int]:
+        num, den = self._interval
+        num *= k
+        end, end_den = self._end
+        return (end, end_den) if num * end_den >= end * den else (num, den)
+
+    def times(self, k: int) -> tuple[float, float, float]:
+        """``(arrival, elapsed, dt)`` of decision ``k`` (1, 2, ...): see ``step_agent``."""
+        known = self._known
+        if k < len(known):
+            return known[k]
+        times = self._times(k)
+        if k == len(known) and k < self._CACHED:
+            known.append(times)
+        return times
+
+    def _times(self, k: int) -> tuple[float, float, float]:
+        now, now_den = self._clock(k)
+        before, before_den = self._clock(k - 1)
+        dt = (now * before_den - before * now_den) / (now_den * before_den)
+        latency, latency_den = self._latency
+        if not latency:
+            return NOW, now / now_den, dt
+        arrival = before * latency_den + latency * before_den
+        arrival_den = before_den * latency_den
+        if arrival * now_den < now * arrival_den:
+            return arrival / arrival_den, now / now_den, dt
+        return LATE, now / now_den, dt

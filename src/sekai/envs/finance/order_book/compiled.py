@@ -1,0 +1,277 @@
+"""The LOB environments' mechanics on the numba engine, with ``_LOBCore``'s results.
+
+``_CompiledCore`` runs simulated flow only (replay stays on ``_LOBCore``). Its book is
+``_array_book``'s and its traders' accounts are rows of an array that ``kernels`` change;
+after each call the env's ``_Trader`` records are brought up to date, and ``book`` is a
+``MirrorBook`` showing the compiled book as an ``OrderBook``. Imported only with numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance.order_book import kernels
+from sekai.envs.finance.order_book.core import Plan, _LOBSettings, _Obs, _Trader
+from sekai.finance.lob import MAX_EXPECTED_EVENTS
+from sekai.finance.lob import _array_book as arrays
+from sekai.finance.lob._array_flow import flow_advance, flow_initialise
+from sekai.finance.lob.compiled_book import CompiledBook
+
+__all__ = ["_CompiledCore"]
+
+
+class _CompiledCore(_LOBSettings):
+    """``_LOBCore``'s interface and results on the compiled book, for ``n_traders`` traders."""
+
+    def __init__(self, *, n_traders: int, **settings: Any) -> None:
+        super().__init__(**settings)
+        flow = self.flow
+        self._params = np.array(
+            [
+                flow.limit_rate,
+                flow.market_rate,
+                flow.cancel_rate,
+                flow.max_offset,
+                flow.offset_decay,
+                flow.mean_size,
+            ],
+            dtype=np.float64,
+        )
+        self._accounts = np.zeros((n_traders, 5), dtype=np.int64)
+        self._trades = np.zeros((self.max_trades, 3), dtype=np.int64)
+        self._ring = np.zeros(2, dtype=np.int64)
+        self._config = np.array(
+            [self.order_size, self.max_inventory, self.levels, self.mid_price], dtype=np.int64
+        )
+        self._traders: list[_Trader] = []
+        self._rng = np.random.default_rng(0)
+        self._state = arrays.new_state(self._rng, self._params)
+        self._desk = kernels.new_desk(
+            self._state, self._accounts, self._trades, self._ring, self._config
+        )
+        self._clock = arrays.clock_of(self._state)
+        self._meta = self._state.meta
+        self._flow_rate = 2 * flow.limit_rate + 2 * flow.market_rate
+        self._floats = np.zeros(3, dtype=np.float64)
+        self._ints = np.zeros(9, dtype=np.int64)
+        book_end = 4 * self.levels
+        self._ends = (book_end, book_end + 3 * self.max_trades)
+        self._masks = [
+            (np.arange(self.max_trades) < count).astype(np.int8)
+            for count in range(self.max_trades + 1)
+        ]
+        self.book = CompiledBook(self._state)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_state", "_desk", "_clock", "_meta", "book"):
+            del state[name]
+        state["_arrays"] = arrays.export(self._state)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._state = arrays.restore(self._rng, self.__dict__.pop("_arrays"))
+        self._desk = kernels.new_desk(
+            self._state, self._accounts, self._trades, self._ring, self._config
+        )
+        self._clock = arrays.clock_of(self._state)
+        self._meta = self._state.meta
+        self.book = CompiledBook(self._state)
+
+    @property
+    def trades(self) -> list[tuple[int, int, int]]:
+        """The last ``max_trades`` trades, oldest first: ``(price, quantity, ±1)``."""
+        count = int(self._ring[kernels.R_COUNT])
+        first = int(self._ring[kernels.R_NEXT]) - count
+        rows = self._trades.tolist()
+        return [tuple(rows[(first + i) % self.max_trades]) for i in range(count)]  # type: ignore[misc]
+
+    def _bind(self, rng: np.random.Generator) -> None:
+        """Draw from ``rng`` from now on."""
+        if rng is not self._rng:
+            arrays.set_rng(self._state, rng)
+            self._rng = rng
+
+    def _pull(self) -> None:
+        """Copy the accounts into the traders' records; the book has changed."""
+        self.book.touch()
+        for trader, (inventory, cash, bid, ask, fills) in zip(
+            self._traders, self._accounts.tolist(), strict=True
+        ):
+            trader.inventory = inventory
+            trader.cash = cash
+            trader.bid_id = bid or None
+            trader.ask_id = ask or None
+            trader.fills = fills
+
+    def _run_to(self, until: float) -> None:
+        """Check the span as ``ZeroIntelligenceFlow.advance`` does, then run the flow."""
+        self.flow.check_span(float(self._clock[0]), until)
+        kernels.advance(self._desk, until)
+
+    # -- session ---------------------------------------------------------------------------
+
+    def start(self, rng: np.random.Generator, traders: Sequence[_Trader]) -> None:
+        """Lay the initial book and run the warm-up."""
+        self._bind(rng)
+        self._traders = sorted(traders, key=lambda trader: trader.owner)
+        flow_initialise(self._state, self.mid_price, 10, 3)
+        if self.warmup > 0:
+            self.flow.check_span(0.0, self.warmup)
+            flow_advance(self._state, self.warmup)
+        self._meta[arrays.M_N_FILLS] = 0
+        self._accounts[:] = 0
+        self._ring[:] = 0
+        self.t0 = float(self._clock[0])
+        self.elapsed = 0.0
+        self.owners = {trader.owner: trader for trader in traders}
+        self._pull()
+
+    def advance(self, rng: np.random.Generator, clock: float | Fraction) -> None:
+        """Run the flow until session time ``clock``, book its fills, forget filled quotes."""
+        self._bind(rng)
+        self.elapsed = float(clock)
+        self._run_to(self.t0 + self.elapsed)
+        self._pull()
+
+    def mid(self) -> float:
+        """The book mid, else ``last_price``, else ``mid_price``."""
+        value, exact = kernels.mid(self._desk)
+        return int(value) if exact else value
+
+    def reset_fills(self, traders: Sequence[_Trader]) -> None:
+        """Zero the fill counts of ``traders``."""
+        for trader in traders:
+            self._accounts[trader.owner, kernels.T_FILLS] = 0
+        self._pull()
+
+    # -- decisions -------------------------------------------------------------------------
+
+    def decide(self, trader: _Trader, bid_level: int, ask_level: int, market: int) -> None:
+        """Apply one decision now: the market order, then the bid and the ask quote."""
+        kernels.decide(self._desk, trader.owner, bid_level, ask_level, market)
+        self._pull()
+
+    def plan(self, trader: _Trader, bid_level: int, ask_level: int, market: int) -> Plan:
+        """Price a decision on the current book, to ``deliver`` after the latency."""
+        bid, ask = kernels.plan(self._desk, trader.owner, bid_level, ask_level)
+        return market, _quote(bid), _quote(ask)
+
+    def deliver(self, trader: _Trader, plan: Plan) -> None:
+        """Send a planned decision: limits are checked again, on the inventory it finds."""
+        market, bid, ask = plan
+        none = kernels.NONE
+        kernels.deliver(
+            self._desk,
+            trader.owner,
+            market,
+            none if bid is None else bid,
+            none if ask is None else ask,
+        )
+        self._pull()
+
+    # -- views -----------------------------------------------------------------------------
+
+    def observation(self, trader: _Trader) -> _Obs:
+        """A fresh observation for ``trader``."""
+        out = kernels.observe(self._desk, trader.owner, self.elapsed, self.session_length)
+        return self._observation(out, int(self._ring[kernels.R_COUNT]))
+
+    def _observation(self, out: NDArray[np.float32], count: int) -> _Obs:
+        """The observation dict over ``kernels.observe``'s buffer, ``count`` trades shown."""
+        book_end, trades_end = self._ends
+        return {
+            "book": out[:book_end].reshape(self.levels, 4),
+            "trades": {
+                "values": out[book_end:trades_end].reshape(self.max_trades, 3),
+                "mask": self._masks[count].copy(),
+            },
+            "agent": out[trades_end:],
+        }
+
+    def info(self, trader: _Trader, dt: float) -> dict[str, Any]:
+        """``timestamp, mid_price, spread, inventory, cash, wealth, fills, dt``."""
+        mid = self.mid()
+        bid = arrays.best(self._state, 1)
+        ask = arrays.best(self._state, -1)
+        spread = ask - bid if bid and ask else None
+        return {
+            "timestamp": float(self._clock[0]) - self.t0,
+            "mid_price": mid,
+            "spread": spread,
+            "inventory": trader.inventory,
+            "cash": trader.cash,
+            "wealth": trader.wealth(mid),
+            "fills": trader.fills,
+            "dt": dt,
+        }
+
+    def step_agent(
+        self,
+        rng: np.random.Generator,
+        trader: _Trader,
+        decision: tuple[int, int, int],
+        times: tuple[float, float, float],
+    ) -> tuple[_Obs, float, dict[str, Any]]:
+        """``_LOBCore.step_agent`` in one compiled call."""
+        arrival, elapsed, dt = times
+        self._bind(rng)
+        t0 = self.t0
+        now = float(self._clock[0])
+        if (t0 + elapsed - now) * self._flow_rate > MAX_EXPECTED_EVENTS:
+            if arrival >= 0:
+                self.flow.check_span(now, t0 + arrival)
+                self.flow.check_span(t0 + arrival, t0 + elapsed)
+            else:
+                self.flow.check_span(now, t0 + elapsed)
+        cash_before, inventory_before = trader.cash, trader.inventory
+        out = kernels.step(
+            self._desk,
+            trader.owner,
+            *decision,
+            arrival,
+            elapsed,
+            t0,
+            self.session_length,
+            self._floats,
+            self._ints,
+        )
+        self.elapsed = elapsed
+        self.book.touch()
+        before, after, clock = self._floats.tolist()
+        before_exact, after_exact, spread, count, inventory, cash, bid, ask, fills = (
+            self._ints.tolist()
+        )
+        trader.inventory = inventory
+        trader.cash = cash
+        trader.fills = fills
+        trader.bid_id = bid or None
+        trader.ask_id = ask or None
+        if before_exact:
+            before = int(before)
+        if after_exact:
+            after = int(after)
+        wealth = cash + inventory * after
+        wealth_before = cash_before + inventory_before * before
+        reward = wealth - wealth_before - self.inventory_penalty * inventory * inventory * dt
+        info = {
+            "timestamp": clock - t0,
+            "mid_price": after,
+            "spread": spread or None,
+            "inventory": inventory,
+            "cash": cash,
+            "wealth": wealth,
+            "fills": fills,
+            "dt": dt,
+        }
+        return self._observation(out, count), reward, info
+
+
+def _quote(price: int) -> int | None:
+    return None if price == kernels.NONE else price

@@ -1,0 +1,596 @@
+"""The order book and zero-intelligence flow on arrays, compiled with numba.
+
+The same rules as ``OrderBook`` and ``ZeroIntelligenceFlow`` (``book.py``), with the same
+order ids, fills and draws from the same ``np.random.Generator``, on a state of NumPy arrays
+that numba-compiled functions change in place. ``book.py`` stays the pure-Python reference;
+this module is imported only when numba is, by ``sekai.finance.lob.engine``.
+
+Layout. Orders live in slots of ``orders`` (``_ID`` .. ``_LEVEL`` columns) with their times
+in ``order_time``; each price level is a doubly linked FIFO of order slots, kept in a slot of
+``levels`` (head, tail, volume, price). Per side, ``keys`` holds ``sign * price`` of its
+levels in ascending order (the best last, as ``OrderBook`` keeps them) and ``key_level`` the
+level slot of each key. ``slot_of[id]`` finds an order's slot (-1 once it left the book), and
+``background`` lists the resting background orders by id, oldest first, so that the flow's
+``k``-th oldest cancel is a lookup (the flow itself is in ``_array_flow``). Every fill is
+appended to ``fills`` / ``fill_time``. Arrays grow (doubling) inside the compiled functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.experimental import structref
+
+__all__ = [
+    "ArrayBook",
+    "cancel",
+    "clear",
+    "clock_of",
+    "export",
+    "limit",
+    "market",
+    "new_state",
+    "place",
+    "reduce",
+    "restore",
+]
+
+# Order columns.
+_ID, _SIDE, _PRICE, _QTY, _OWNER, _PREV, _NEXT, _LEVEL = range(8)
+# Level columns.
+_HEAD, _TAIL, _VOLUME, _LPRICE = range(4)
+# Fill columns.
+F_PRICE, F_QTY, F_MAKER, F_TAKER, F_MAKER_OWNER, F_TAKER_OWNER, F_TAKER_SIDE = range(7)
+# ``meta`` entries. ``M_LAST_PRICE`` is 0 for none and ``FRACTIONAL`` for a fractional
+# reference the caller set, kept in ``clock[1]``; ``clock[0]`` is the time.
+M_NEXT_ID, M_N_BID, M_N_ASK, M_N_BACKGROUND, M_N_FREE, M_N_LEVEL_FREE = range(6)
+M_LAST_PRICE, M_N_ORDERS, M_N_FILLS = 6, 7, 8
+_N_META = 9
+FRACTIONAL = -1
+# ``params`` entries: the flow's parameters.
+P_LIMIT, P_MARKET, P_CANCEL, P_MAX_OFFSET, P_DECAY, P_MEAN_SIZE = range(6)
+
+_BACKGROUND = -1
+_NO_BOUND = np.iinfo(np.int64).min
+
+
+@structref.register
+class _ArrayBookType(types.StructRef):
+    def preprocess_fields(self, fields: Any) -> Any:
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class ArrayBook(structref.StructRefProxy):
+    """The arrays of one book, its flow's parameters and the generator the flow draws from."""
+
+    @property
+    def meta(self) -> Any:
+        """The counters (``M_*`` entries); a live view."""
+        return _meta(self)
+
+    @property
+    def fills(self) -> Any:
+        """``(fills, fill_time)``: the fill table (``F_*`` columns) and times; live views."""
+        return _fills(self)
+
+
+_FIELDS = [
+    "rng",
+    "orders",
+    "order_time",
+    "free",
+    "levels",
+    "level_free",
+    "keys",
+    "key_level",
+    "slot_of",
+    "background",
+    "fills",
+    "fill_time",
+    "meta",
+    "clock",
+    "params",
+]
+structref.define_proxy(ArrayBook, _ArrayBookType, _FIELDS)
+
+
+@njit(cache=True)
+def _meta(state: Any) -> Any:
+    return state.meta
+
+
+@njit(cache=True)
+def _fills(state: Any) -> Any:
+    return state.fills, state.fill_time
+
+
+@njit(cache=True)
+def clock_of(state: Any) -> Any:
+    """``state.clock`` (time, fractional last price): a live view."""
+    return state.clock
+
+
+@njit(cache=True)
+def new_state(rng: Any, params: Any) -> Any:
+    """An empty book whose flow has ``params`` and draws from ``rng``."""
+    orders = np.zeros((64, 8), dtype=np.int64)
+    levels = np.zeros((16, 4), dtype=np.int64)
+    state = ArrayBook(
+        rng,
+        orders,
+        np.zeros(64, dtype=np.float64),
+        np.arange(63, -1, -1).astype(np.int64),
+        levels,
+        np.arange(15, -1, -1).astype(np.int64),
+        np.zeros((2, 16), dtype=np.int64),
+        np.zeros((2, 16), dtype=np.int64),
+        np.full(64, -1, dtype=np.int64),
+        np.zeros(64, dtype=np.int64),
+        np.zeros((64, 7), dtype=np.int64),
+        np.zeros(64, dtype=np.float64),
+        np.zeros(_N_META, dtype=np.int64),
+        np.zeros(2, dtype=np.float64),
+        params,
+    )
+    clear(state)
+    return state
+
+
+@njit(cache=True)
+def export(state: Any) -> Any:
+    """Copies of every array of ``state`` but the generator, in ``restore``'s order."""
+    return (
+        state.orders.copy(),
+        state.order_time.copy(),
+        state.free.copy(),
+        state.levels.copy(),
+        state.level_free.copy(),
+        state.keys.copy(),
+        state.key_level.copy(),
+        state.slot_of.copy(),
+        state.background.copy(),
+        state.fills.copy(),
+        state.fill_time.copy(),
+        state.meta.copy(),
+        state.clock.copy(),
+        state.params.copy(),
+    )
+
+
+@njit(cache=True)
+def restore(rng: Any, arrays: Any) -> Any:
+    """The book ``export`` gave ``arrays`` of, drawing from ``rng``."""
+    return ArrayBook(rng, *arrays)
+
+
+@njit(cache=True)
+def clear(state: Any) -> None:
+    """Remove every order and fill; time 0, no last price, ids from 1."""
+    capacity = state.orders.shape[0]
+    state.free[:] = np.arange(capacity - 1, -1, -1)
+    level_capacity = state.levels.shape[0]
+    state.level_free[:] = np.arange(level_capacity - 1, -1, -1)
+    state.slot_of[:] = -1
+    meta = state.meta
+    meta[:] = 0
+    meta[M_NEXT_ID] = 1
+    meta[M_N_FREE] = capacity
+    meta[M_N_LEVEL_FREE] = level_capacity
+    state.clock[:] = 0.0
+
+
+@njit(cache=True)
+def set_rng(state: Any, rng: Any) -> None:
+    """Draw from ``rng`` from now on."""
+    state.rng = rng
+
+
+@njit(cache=True)
+def last_price(state: Any) -> float:
+    """The last price as a float, 0 for none."""
+    last = state.meta[M_LAST_PRICE]
+    return state.clock[1] if last == FRACTIONAL else float(last)
+
+
+# -- storage -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _grow_orders(state: Any) -> None:
+    old = state.orders.shape[0]
+    orders = np.zeros((2 * old, 8), dtype=np.int64)
+    orders[:old] = state.orders
+    state.orders = orders
+    times = np.zeros(2 * old, dtype=np.float64)
+    times[:old] = state.order_time
+    state.order_time = times
+    free = np.empty(2 * old, dtype=np.int64)
+    free[:old] = np.arange(2 * old - 1, old - 1, -1)
+    state.free = free
+    state.meta[M_N_FREE] = old
+
+
+@njit(cache=True)
+def _grow_levels(state: Any) -> None:
+    old = state.levels.shape[0]
+    levels = np.zeros((2 * old, 4), dtype=np.int64)
+    levels[:old] = state.levels
+    state.levels = levels
+    free = np.empty(2 * old, dtype=np.int64)
+    free[:old] = np.arange(2 * old - 1, old - 1, -1)
+    state.level_free = free
+    state.meta[M_N_LEVEL_FREE] = old
+
+
+@njit(cache=True)
+def _grow_keys(state: Any) -> None:
+    old = state.keys.shape[1]
+    keys = np.zeros((2, 2 * old), dtype=np.int64)
+    keys[:, :old] = state.keys
+    state.keys = keys
+    key_level = np.zeros((2, 2 * old), dtype=np.int64)
+    key_level[:, :old] = state.key_level
+    state.key_level = key_level
+
+
+@njit(cache=True)
+def _ensure_id(state: Any, order_id: int) -> None:
+    if order_id >= state.slot_of.shape[0]:
+        slot_of = np.full(2 * order_id, -1, dtype=np.int64)
+        slot_of[: state.slot_of.shape[0]] = state.slot_of
+        state.slot_of = slot_of
+
+
+@njit(cache=True)
+def _add_fill(
+    state: Any,
+    price: int,
+    quantity: int,
+    maker: int,
+    taker: int,
+    maker_owner: int,
+    taker_owner: int,
+    taker_side: int,
+) -> None:
+    meta = state.meta
+    n = meta[M_N_FILLS]
+    if n == state.fills.shape[0]:
+        fills = np.zeros((2 * n, 7), dtype=np.int64)
+        fills[:n] = state.fills
+        state.fills = fills
+        times = np.zeros(2 * n, dtype=np.float64)
+        times[:n] = state.fill_time
+        state.fill_time = times
+    row = state.fills[n]
+    row[F_PRICE] = price
+    row[F_QTY] = quantity
+    row[F_MAKER] = maker
+    row[F_TAKER] = taker
+    row[F_MAKER_OWNER] = maker_owner
+    row[F_TAKER_OWNER] = taker_owner
+    row[F_TAKER_SIDE] = taker_side
+    state.fill_time[n] = state.clock[0]
+    meta[M_N_FILLS] = n + 1
+
+
+# -- levels --------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _search(state: Any, row: int, key: int) -> int:
+    """The first position in ``row``'s keys that is >= ``key``."""
+    keys = state.keys[row]
+    low = 0
+    high = state.meta[M_N_BID + row]
+    while low < high:
+        mid = (low + high) >> 1
+        if keys[mid] < key:
+            low = mid + 1
+        else:
+            high = mid
+    return low
+
+
+@njit(cache=True)
+def level_of(state: Any, side: int, price: int) -> int:
+    """The level slot of ``price`` on ``side``, or -1."""
+    row = 0 if side > 0 else 1
+    key = side * price
+    position = _search(state, row, key)
+    if position < state.meta[M_N_BID + row] and state.keys[row, position] == key:
+        return state.key_level[row, position]
+    return -1
+
+
+@njit(cache=True)
+def _open_level(state: Any, side: int, price: int) -> int:
+    """The level slot of ``price`` on ``side``, created empty if needed."""
+    row = 0 if side > 0 else 1
+    key = side * price
+    meta = state.meta
+    n = meta[M_N_BID + row]
+    position = _search(state, row, key)
+    if position < n and state.keys[row, position] == key:
+        return state.key_level[row, position]
+    if meta[M_N_LEVEL_FREE] == 0:
+        _grow_levels(state)
+    meta[M_N_LEVEL_FREE] -= 1
+    level = state.level_free[meta[M_N_LEVEL_FREE]]
+    record = state.levels[level]
+    record[_HEAD] = -1
+    record[_TAIL] = -1
+    record[_VOLUME] = 0
+    record[_LPRICE] = price
+    if n == state.keys.shape[1]:
+        _grow_keys(state)
+    keys = state.keys[row]
+    key_level = state.key_level[row]
+    for i in range(n, position, -1):
+        keys[i] = keys[i - 1]
+        key_level[i] = key_level[i - 1]
+    keys[position] = key
+    key_level[position] = level
+    meta[M_N_BID + row] = n + 1
+    return level
+
+
+@njit(cache=True)
+def _close_level(state: Any, side: int, price: int, level: int) -> None:
+    """Remove the empty level ``level`` at ``price`` from ``side``."""
+    row = 0 if side > 0 else 1
+    meta = state.meta
+    n = meta[M_N_BID + row]
+    position = _search(state, row, side * price)
+    keys = state.keys[row]
+    key_level = state.key_level[row]
+    for i in range(position, n - 1):
+        keys[i] = keys[i + 1]
+        key_level[i] = key_level[i + 1]
+    meta[M_N_BID + row] = n - 1
+    state.level_free[meta[M_N_LEVEL_FREE]] = level
+    meta[M_N_LEVEL_FREE] += 1
+
+
+# -- orders --------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _rest(state: Any, order_id: int, side: int, price: int, quantity: int, owner: int) -> None:
+    """Queue a new order at the back of its level."""
+    meta = state.meta
+    if meta[M_N_FREE] == 0:
+        _grow_orders(state)
+    meta[M_N_FREE] -= 1
+    slot = state.free[meta[M_N_FREE]]
+    level = _open_level(state, side, price)
+    record = state.orders[slot]
+    record[_ID] = order_id
+    record[_SIDE] = side
+    record[_PRICE] = price
+    record[_QTY] = quantity
+    record[_OWNER] = owner
+    record[_LEVEL] = level
+    record[_NEXT] = -1
+    state.order_time[slot] = state.clock[0]
+    head = state.levels[level]
+    tail = head[_TAIL]
+    record[_PREV] = tail
+    if tail < 0:
+        head[_HEAD] = slot
+    else:
+        state.orders[tail, _NEXT] = slot
+    head[_TAIL] = slot
+    head[_VOLUME] += quantity
+    _ensure_id(state, order_id)
+    state.slot_of[order_id] = slot
+    meta[M_N_ORDERS] += 1
+    if owner == _BACKGROUND:
+        n = meta[M_N_BACKGROUND]
+        if n == state.background.shape[0]:
+            background = np.zeros(2 * n, dtype=np.int64)
+            background[:n] = state.background
+            state.background = background
+        state.background[n] = order_id
+        meta[M_N_BACKGROUND] = n + 1
+
+
+@njit(cache=True)
+def _remove(state: Any, slot: int) -> None:
+    """Take the order in ``slot`` out of its level (closing it when empty) and the indexes."""
+    record = state.orders[slot]
+    level = record[_LEVEL]
+    head = state.levels[level]
+    head[_VOLUME] -= record[_QTY]
+    previous = record[_PREV]
+    following = record[_NEXT]
+    if previous < 0:
+        head[_HEAD] = following
+    else:
+        state.orders[previous, _NEXT] = following
+    if following < 0:
+        head[_TAIL] = previous
+    else:
+        state.orders[following, _PREV] = previous
+    if head[_HEAD] < 0:
+        _close_level(state, record[_SIDE], record[_PRICE], level)
+    order_id = record[_ID]
+    state.slot_of[order_id] = -1
+    record[_QTY] = 0
+    meta = state.meta
+    state.free[meta[M_N_FREE]] = slot
+    meta[M_N_FREE] += 1
+    meta[M_N_ORDERS] -= 1
+    if record[_OWNER] == _BACKGROUND:
+        background = state.background
+        n = meta[M_N_BACKGROUND]
+        low = 0
+        high = n
+        while low < high:
+            mid = (low + high) >> 1
+            if background[mid] < order_id:
+                low = mid + 1
+            else:
+                high = mid
+        for i in range(low, n - 1):
+            background[i] = background[i + 1]
+        meta[M_N_BACKGROUND] = n - 1
+
+
+@njit(cache=True)
+def _match(state: Any, side: int, bound: int, quantity: int, taker: int, taker_owner: int) -> int:
+    """Trade against the other side while its best key is >= ``bound``; returns the rest."""
+    row = 1 if side > 0 else 0
+    meta = state.meta
+    orders = state.orders
+    while quantity > 0:
+        n = meta[M_N_BID + row]
+        if n == 0 or state.keys[row, n - 1] < bound:
+            break
+        level = state.key_level[row, n - 1]
+        price = state.levels[level, _LPRICE]
+        while quantity > 0:
+            slot = state.levels[level, _HEAD]
+            maker = orders[slot]
+            traded = min(maker[_QTY], quantity)
+            quantity -= traded
+            _add_fill(state, price, traded, maker[_ID], taker, maker[_OWNER], taker_owner, side)
+            if traded == maker[_QTY]:
+                closing = state.levels[level, _TAIL] == slot
+                _remove(state, slot)
+                if closing:
+                    break
+            else:
+                maker[_QTY] -= traded
+                state.levels[level, _VOLUME] -= traded
+        meta[M_LAST_PRICE] = price
+    return quantity
+
+
+@njit(cache=True)
+def limit(state: Any, side: int, price: int, quantity: int, owner: int) -> int:
+    """``OrderBook.limit``: match while crossing, rest the rest; its id, or 0 if filled."""
+    meta = state.meta
+    order_id = meta[M_NEXT_ID]
+    meta[M_NEXT_ID] = order_id + 1
+    left = _match(state, side, -side * price, quantity, order_id, owner)
+    if left == 0:
+        return 0
+    _rest(state, order_id, side, price, left, owner)
+    return order_id
+
+
+@njit(cache=True)
+def market(state: Any, side: int, quantity: int, owner: int) -> int:
+    """``OrderBook.market``: walk the other side; the rest is dropped. Returns the id."""
+    meta = state.meta
+    order_id = meta[M_NEXT_ID]
+    meta[M_NEXT_ID] = order_id + 1
+    _match(state, side, _NO_BOUND, quantity, order_id, owner)
+    return order_id
+
+
+@njit(cache=True)
+def place(state: Any, side: int, price: int, quantity: int, owner: int) -> int:
+    """``OrderBook.place``: rest without matching; returns the id."""
+    meta = state.meta
+    order_id = meta[M_NEXT_ID]
+    meta[M_NEXT_ID] = order_id + 1
+    _rest(state, order_id, side, price, quantity, owner)
+    return order_id
+
+
+@njit(cache=True)
+def slot_of(state: Any, order_id: int) -> int:
+    """The slot of a resting order, or -1."""
+    if order_id <= 0 or order_id >= state.slot_of.shape[0]:
+        return -1
+    return state.slot_of[order_id]
+
+
+@njit(cache=True)
+def cancel(state: Any, order_id: int) -> bool:
+    """``OrderBook.cancel``: False if the order is unknown or gone."""
+    slot = slot_of(state, order_id)
+    if slot < 0:
+        return False
+    _remove(state, slot)
+    return True
+
+
+@njit(cache=True)
+def reduce(state: Any, order_id: int, quantity: int) -> bool:
+    """``OrderBook.reduce`` for a ``quantity`` below the current one (0 cancels)."""
+    slot = slot_of(state, order_id)
+    if slot < 0:
+        return False
+    if quantity == 0:
+        _remove(state, slot)
+        return True
+    record = state.orders[slot]
+    state.levels[record[_LEVEL], _VOLUME] -= record[_QTY] - quantity
+    record[_QTY] = quantity
+    return True
+
+
+@njit(cache=True)
+def best(state: Any, side: int) -> int:
+    """The best price on ``side``, 0 when it is empty."""
+    row = 0 if side > 0 else 1
+    n = state.meta[M_N_BID + row]
+    if n == 0:
+        return 0
+    return side * state.keys[row, n - 1]
+
+
+@njit(cache=True)
+def queue_ahead(state: Any, slot: int) -> int:
+    """The volume ahead of the order in ``slot`` in its level."""
+    ahead = 0
+    current = state.levels[state.orders[slot, _LEVEL], _HEAD]
+    while current != slot:
+        ahead += state.orders[current, _QTY]
+        current = state.orders[current, _NEXT]
+    return ahead
+
+
+@njit(cache=True)
+def depth_into(state: Any, n: int, out: Any) -> None:
+    """Write ``(bid_prices, bid_sizes, ask_prices, ask_sizes)`` of ``n`` levels into ``out``."""
+    out[:, :n] = 0
+    for row in range(2):
+        count = state.meta[M_N_BID + row]
+        sign = 1 if row == 0 else -1
+        for i in range(min(n, count)):
+            position = count - 1 - i
+            out[2 * row, i] = sign * state.keys[row, position]
+            out[2 * row + 1, i] = state.levels[state.key_level[row, position], _VOLUME]
+
+
+@njit(cache=True)
+def resting(state: Any) -> Any:
+    """Every resting order, one row each (id, side, price, quantity, owner), queue order.
+
+    Bids best first then asks best first; within a level, oldest first. Times come in
+    the second array.
+    """
+    n = state.meta[M_N_ORDERS]
+    rows = np.empty((n, 5), dtype=np.int64)
+    times = np.empty(n, dtype=np.float64)
+    k = 0
+    for row in range(2):
+        count = state.meta[M_N_BID + row]
+        for position in range(count - 1, -1, -1):
+            slot = state.levels[state.key_level[row, position], _HEAD]
+            while slot >= 0:
+                record = state.orders[slot]
+                rows[k, 0] = record[_ID]
+                rows[k, 1] = record[_SIDE]
+                rows[k, 2] = record[_PRICE]
+                rows[k, 3] = record[_QTY]
+                rows[k, 4] = record[_OWNER]
+                times[k] = state.order_time[slot]
+                k += 1
+                slot = record[_NEXT]
+    return rows, times

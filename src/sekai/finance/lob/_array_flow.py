@@ -1,0 +1,120 @@
+"""``ZeroIntelligenceFlow`` on ``_array_book``'s compiled book, drawing as ``book.py`` does.
+
+The same events, in the same order, from the same ``np.random.Generator`` draws as
+``ZeroIntelligenceFlow.initialise`` and ``advance``; the flow's parameters are the book
+state's ``params`` (``P_*`` entries). Imported only with numba.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from numba import njit
+
+from sekai.finance.lob._array_book import (
+    _BACKGROUND,
+    M_LAST_PRICE,
+    M_N_ASK,
+    M_N_BACKGROUND,
+    M_N_BID,
+    P_CANCEL,
+    P_DECAY,
+    P_LIMIT,
+    P_MARKET,
+    P_MAX_OFFSET,
+    P_MEAN_SIZE,
+    best,
+    cancel,
+    clear,
+    last_price,
+    limit,
+    market,
+)
+
+__all__ = ["flow_advance", "flow_initialise"]
+
+
+@njit(cache=True)
+def _draw_size(state: Any) -> int:
+    mean_size = state.params[P_MEAN_SIZE]
+    if mean_size == 1.0:
+        return 1
+    return 1 + state.rng.poisson(mean_size - 1.0)
+
+
+@njit(cache=True)
+def _draw_offset(state: Any) -> int:
+    u = state.rng.random()
+    n = int(state.params[P_MAX_OFFSET])
+    decay = state.params[P_DECAY]
+    if decay == 0.0:
+        k = int(u * n) + 1
+    else:
+        k = math.ceil(-math.log1p(u * math.expm1(-decay * n)) / decay)
+    return min(max(k, 1), n)
+
+
+@njit(cache=True)
+def _flow_place(state: Any, side: int) -> None:
+    """One background limit order on ``side``: offset drawn first, then size."""
+    if side > 0:
+        ref = best(state, -1)
+        if ref == 0:
+            bid = best(state, 1)
+            ref = bid + 1 if bid != 0 else int(last_price(state))
+    else:
+        ref = best(state, 1)
+        if ref == 0:
+            ask = best(state, -1)
+            ref = ask - 1 if ask != 0 else int(last_price(state))
+    k = _draw_offset(state)
+    price = max(ref - k, 1) if side > 0 else ref + k
+    limit(state, side, price, _draw_size(state), _BACKGROUND)
+
+
+@njit(cache=True)
+def flow_initialise(state: Any, mid: int, levels: int, orders_per_level: int) -> None:
+    """``ZeroIntelligenceFlow.initialise``: clear, then lay the orders around ``mid``."""
+    clear(state)
+    state.meta[M_LAST_PRICE] = mid
+    for d in range(1, levels + 1):
+        for _ in range(orders_per_level):
+            limit(state, 1, max(mid - d, 1), _draw_size(state), _BACKGROUND)
+            limit(state, -1, mid + d, _draw_size(state), _BACKGROUND)
+
+
+@njit(cache=True)
+def flow_advance(state: Any, end: float) -> None:
+    """``ZeroIntelligenceFlow.advance`` to ``end`` (checked by the caller); fills appended."""
+    params = state.params
+    meta = state.meta
+    rng = state.rng
+    limit_rate = params[P_LIMIT]
+    limits = 2 * limit_rate
+    buys = 2 * limit_rate + params[P_MARKET]
+    flow_rate = 2 * limit_rate + 2 * params[P_MARKET]
+    cancel_rate = params[P_CANCEL]
+    t = state.clock[0]
+    while True:
+        n_background = meta[M_N_BACKGROUND]
+        rate = flow_rate + cancel_rate * n_background
+        t += rng.standard_exponential() / rate
+        if t > end:
+            break
+        state.clock[0] = t
+        u = rng.random() * rate
+        if u < limits:
+            _flow_place(state, 1 if u < limit_rate else -1)
+        elif u < flow_rate:
+            if u < buys:
+                if meta[M_N_ASK] > 0:
+                    market(state, 1, _draw_size(state), _BACKGROUND)
+            elif meta[M_N_BID] > 0:
+                market(state, -1, _draw_size(state), _BACKGROUND)
+        else:
+            index = rng.integers(0, n_background)
+            cancel(state, state.background[index])
+    while meta[M_N_BID] == 0 or meta[M_N_ASK] == 0:
+        _flow_place(state, 1 if meta[M_N_BID] == 0 else -1)
+    state.clock[0] = end
