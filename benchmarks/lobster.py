@@ -109,10 +109,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             numba_rate, _ = env_steps(30_000, engine="numba")
             ratio = f"{numba_rate / python_rate:>13.1f}x python"
             print(f"{'simulated flow, numba':<28}{numba_rate:>14,.0f}{ratio}", flush=True)
-        replay_rate, messages = env_steps(
-            3000, data=data, session_length=1.0, decision_interval=0.01, warmup=0.05
-        )
-        print(f"{'replay':<28}{replay_rate:>14,.0f}{messages:>16,.0f}", flush=True)
+        replay = {"data": data, "session_length": 1.0, "decision_interval": 0.01, "warmup": 0.05}
+        engines = ["python"] + (["numba"] if importlib.util.find_spec("numba") else [])
+        for engine in engines:
+            replay_rate, messages = env_steps(3000, engine=engine, **replay)
+            label = f"replay, {engine}"
+            print(f"{label:<28}{replay_rate:>14,.0f}{messages:>16,.0f}", flush=True)
     print(f"\n{n:,} messages; best of {args.repeats}; msg/s = messages / seconds")
 
 

@@ -27,7 +27,7 @@ from sekai.finance.lob import engine as engines
 pytest.importorskip("numba")
 
 from sekai.envs.finance.order_book.compiled import _CompiledCore
-from sekai.finance.lob import _array_book as arrays
+from sekai.finance.lob import _array_state as states
 from sekai.finance.lob._array_flow import flow_advance, flow_initialise
 from sekai.finance.lob.compiled_book import CompiledBook
 
@@ -81,7 +81,7 @@ def trajectory(engine: str, seed: int, steps: int, **kwargs: Any) -> Any:
 # -- the engine choice ---------------------------------------------------------------------
 
 
-def test_auto_picks_numba_for_zero_intelligence_flow_only(tmp_path) -> None:
+def test_auto_picks_numba_for_the_built_in_flows(tmp_path) -> None:
     assert type(LimitOrderBookEnv().core) is _CompiledCore
     assert type(LimitOrderBookEnv(flow=FLOWS[1]).core) is _CompiledCore
     assert isinstance(LimitOrderBookEnv().book, CompiledBook)
@@ -91,13 +91,11 @@ def test_auto_picks_numba_for_zero_intelligence_flow_only(tmp_path) -> None:
         pass
 
     assert type(LimitOrderBookEnv(flow=Custom()).core) is not _CompiledCore
-    with pytest.raises(ValueError, match="ZeroIntelligenceFlow order flow"):
+    with pytest.raises(ValueError, match="ZeroIntelligenceFlow order flow or replayed data"):
         LimitOrderBookEnv(flow=Custom(), engine="numba")
     data = sekai.finance.lob.read_lobster(*write_lobster(tmp_path, 2_000, levels=5))
     replay = LimitOrderBookEnv(data=data, session_length=0.01, decision_interval=0.001, warmup=0.0)
-    assert type(replay.core) is not _CompiledCore
-    with pytest.raises(ValueError, match="engine='python'"):
-        LimitOrderBookEnv(data=data, engine="numba")
+    assert type(replay.core) is _CompiledCore
     assert type(LimitOrderBookMarket(3, engine="numba").core) is _CompiledCore
 
 
@@ -134,6 +132,42 @@ def test_numba_engine_reproduces_the_python_engine(kwargs: dict[str, Any], seed:
     assert python.rng.bit_generator.state == numba.rng.bit_generator.state
     assert python.trader == numba.trader
     assert list(python.core.trades) == numba.core.trades
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    """Two generated LOBSTER days with hidden executions and a halt."""
+    folder = tmp_path_factory.mktemp("lobster")
+    return [
+        sekai.finance.lob.read_lobster(
+            *write_lobster(folder / str(seed), 20_000, levels=5, seed=seed, halt=True)
+        )
+        for seed in (1, 2)
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"session_length": 0.2, "decision_interval": 0.01, "warmup": 0.05},
+        {"session_length": 0.3, "decision_interval": 0.005, "warmup": 0.0, "latency": 0.003},
+        {"session_length": 0.1, "decision_interval": 0.002, "warmup": 0.01, "max_inventory": 2},
+    ],
+)
+def test_numba_replay_reproduces_the_python_replay(days: list[Any], kwargs: dict[str, Any]) -> None:
+    python, expected = trajectory("python", 5, 250, data=days, **kwargs)
+    numba, got = trajectory("numba", 5, 250, data=days, **kwargs)
+    assert len(got) == len(expected)
+    for want, have in zip(expected, got, strict=True):
+        if isinstance(want, tuple):
+            (result, book, _), (other, other_book, _) = want, have
+            assert same(result.observation, other.observation)
+            assert same(result.reward, other.reward) and same(result.info, other.info)
+            assert book == other_book
+        else:
+            assert same(want.observation, have.observation) and same(want.info, have.info)
+    assert python.trader == numba.trader and python.core.day == numba.core.day
+    assert python.core.halted == numba.core.halted
 
 
 @pytest.mark.parametrize("latency", [0.0, 0.2])
@@ -180,7 +214,7 @@ def test_compiled_flow_reproduces_zero_intelligence_flow(
     flow.initialise(book, rng, mid=1_000)
     rates = (flow.limit_rate, flow.market_rate, flow.cancel_rate)
     params = np.array([*rates, flow.max_offset, flow.offset_decay, flow.mean_size])
-    compiled = CompiledBook(arrays.new_state(other_rng, params))
+    compiled = CompiledBook(states.new_state(other_rng, params))
     flow_initialise(compiled._state, 1_000, 10, 3)
     compiled.touch()
     assert book_state(compiled) == book_state(book)

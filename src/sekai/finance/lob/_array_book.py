@@ -1,18 +1,7 @@
-"""The order book and zero-intelligence flow on arrays, compiled with numba.
+"""``OrderBook``'s rules on a compiled book state (``_array_state``), with numba.
 
-The same rules as ``OrderBook`` and ``ZeroIntelligenceFlow`` (``book.py``), with the same
-order ids, fills and draws from the same ``np.random.Generator``, on a state of NumPy arrays
-that numba-compiled functions change in place. ``book.py`` stays the pure-Python reference;
-this module is imported only when numba is, by ``sekai.finance.lob.engine``.
-
-Layout. Orders live in slots of ``orders`` (``_ID`` .. ``_LEVEL`` columns) with their times
-in ``order_time``; each price level is a doubly linked FIFO of order slots, kept in a slot of
-``levels`` (head, tail, volume, price). Per side, ``keys`` holds ``sign * price`` of its
-levels in ascending order (the best last, as ``OrderBook`` keeps them) and ``key_level`` the
-level slot of each key. ``slot_of[id]`` finds an order's slot (-1 once it left the book), and
-``background`` lists the resting background orders by id, oldest first, so that the flow's
-``k``-th oldest cancel is a lookup (the flow itself is in ``_array_flow``). Every fill is
-appended to ``fills`` / ``fill_time``. Arrays grow (doubling) inside the compiled functions.
+The same order ids, fills and price-time priority as ``OrderBook`` (``book.py``), which stays
+the pure-Python reference. Imported only with numba.
 """
 
 from __future__ import annotations
@@ -20,178 +9,56 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, types
-from numba.experimental import structref
+from numba import njit
+
+from sekai.finance.lob._array_state import (
+    _HEAD,
+    _ID,
+    _LEVEL,
+    _LPRICE,
+    _NEXT,
+    _OWNER,
+    _PREV,
+    _PRICE,
+    _QTY,
+    _SIDE,
+    _TAIL,
+    _VOLUME,
+    AGENT_LIST,
+    BACKGROUND,
+    BACKGROUND_LIST,
+    F_MAKER,
+    F_MAKER_OWNER,
+    F_PRICE,
+    F_QTY,
+    F_TAKER,
+    F_TAKER_OWNER,
+    F_TAKER_SIDE,
+    M_LAST_PRICE,
+    M_N_BID,
+    M_N_FILLS,
+    M_N_FREE,
+    M_N_LEVEL_FREE,
+    M_N_ORDERS,
+    M_N_OWNED,
+    M_NEXT_ID,
+)
 
 __all__ = [
-    "ArrayBook",
+    "best",
     "cancel",
-    "clear",
-    "clock_of",
-    "export",
+    "depth_into",
+    "level_of",
     "limit",
     "market",
-    "new_state",
     "place",
+    "queue_ahead",
     "reduce",
-    "restore",
-]
-
-# Order columns.
-_ID, _SIDE, _PRICE, _QTY, _OWNER, _PREV, _NEXT, _LEVEL = range(8)
-# Level columns.
-_HEAD, _TAIL, _VOLUME, _LPRICE = range(4)
-# Fill columns.
-F_PRICE, F_QTY, F_MAKER, F_TAKER, F_MAKER_OWNER, F_TAKER_OWNER, F_TAKER_SIDE = range(7)
-# ``meta`` entries. ``M_LAST_PRICE`` is 0 for none and ``FRACTIONAL`` for a fractional
-# reference the caller set, kept in ``clock[1]``; ``clock[0]`` is the time.
-M_NEXT_ID, M_N_BID, M_N_ASK, M_N_BACKGROUND, M_N_FREE, M_N_LEVEL_FREE = range(6)
-M_LAST_PRICE, M_N_ORDERS, M_N_FILLS = 6, 7, 8
-_N_META = 9
-FRACTIONAL = -1
-# ``params`` entries: the flow's parameters.
-P_LIMIT, P_MARKET, P_CANCEL, P_MAX_OFFSET, P_DECAY, P_MEAN_SIZE = range(6)
-
-_BACKGROUND = -1
-_NO_BOUND = np.iinfo(np.int64).min
-
-
-@structref.register
-class _ArrayBookType(types.StructRef):
-    def preprocess_fields(self, fields: Any) -> Any:
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-
-class ArrayBook(structref.StructRefProxy):
-    """The arrays of one book, its flow's parameters and the generator the flow draws from."""
-
-    @property
-    def meta(self) -> Any:
-        """The counters (``M_*`` entries); a live view."""
-        return _meta(self)
-
-    @property
-    def fills(self) -> Any:
-        """``(fills, fill_time)``: the fill table (``F_*`` columns) and times; live views."""
-        return _fills(self)
-
-
-_FIELDS = [
-    "rng",
-    "orders",
-    "order_time",
-    "free",
-    "levels",
-    "level_free",
-    "keys",
-    "key_level",
+    "resting",
     "slot_of",
-    "background",
-    "fills",
-    "fill_time",
-    "meta",
-    "clock",
-    "params",
 ]
-structref.define_proxy(ArrayBook, _ArrayBookType, _FIELDS)
 
-
-@njit(cache=True)
-def _meta(state: Any) -> Any:
-    return state.meta
-
-
-@njit(cache=True)
-def _fills(state: Any) -> Any:
-    return state.fills, state.fill_time
-
-
-@njit(cache=True)
-def clock_of(state: Any) -> Any:
-    """``state.clock`` (time, fractional last price): a live view."""
-    return state.clock
-
-
-@njit(cache=True)
-def new_state(rng: Any, params: Any) -> Any:
-    """An empty book whose flow has ``params`` and draws from ``rng``."""
-    orders = np.zeros((64, 8), dtype=np.int64)
-    levels = np.zeros((16, 4), dtype=np.int64)
-    state = ArrayBook(
-        rng,
-        orders,
-        np.zeros(64, dtype=np.float64),
-        np.arange(63, -1, -1).astype(np.int64),
-        levels,
-        np.arange(15, -1, -1).astype(np.int64),
-        np.zeros((2, 16), dtype=np.int64),
-        np.zeros((2, 16), dtype=np.int64),
-        np.full(64, -1, dtype=np.int64),
-        np.zeros(64, dtype=np.int64),
-        np.zeros((64, 7), dtype=np.int64),
-        np.zeros(64, dtype=np.float64),
-        np.zeros(_N_META, dtype=np.int64),
-        np.zeros(2, dtype=np.float64),
-        params,
-    )
-    clear(state)
-    return state
-
-
-@njit(cache=True)
-def export(state: Any) -> Any:
-    """Copies of every array of ``state`` but the generator, in ``restore``'s order."""
-    return (
-        state.orders.copy(),
-        state.order_time.copy(),
-        state.free.copy(),
-        state.levels.copy(),
-        state.level_free.copy(),
-        state.keys.copy(),
-        state.key_level.copy(),
-        state.slot_of.copy(),
-        state.background.copy(),
-        state.fills.copy(),
-        state.fill_time.copy(),
-        state.meta.copy(),
-        state.clock.copy(),
-        state.params.copy(),
-    )
-
-
-@njit(cache=True)
-def restore(rng: Any, arrays: Any) -> Any:
-    """The book ``export`` gave ``arrays`` of, drawing from ``rng``."""
-    return ArrayBook(rng, *arrays)
-
-
-@njit(cache=True)
-def clear(state: Any) -> None:
-    """Remove every order and fill; time 0, no last price, ids from 1."""
-    capacity = state.orders.shape[0]
-    state.free[:] = np.arange(capacity - 1, -1, -1)
-    level_capacity = state.levels.shape[0]
-    state.level_free[:] = np.arange(level_capacity - 1, -1, -1)
-    state.slot_of[:] = -1
-    meta = state.meta
-    meta[:] = 0
-    meta[M_NEXT_ID] = 1
-    meta[M_N_FREE] = capacity
-    meta[M_N_LEVEL_FREE] = level_capacity
-    state.clock[:] = 0.0
-
-
-@njit(cache=True)
-def set_rng(state: Any, rng: Any) -> None:
-    """Draw from ``rng`` from now on."""
-    state.rng = rng
-
-
-@njit(cache=True)
-def last_price(state: Any) -> float:
-    """The last price as a float, 0 for none."""
-    last = state.meta[M_LAST_PRICE]
-    return state.clock[1] if last == FRACTIONAL else float(last)
+_NO_BOUND = np.iinfo(np.int64).min
 
 
 # -- storage -------------------------------------------------------------------------------
@@ -386,14 +253,10 @@ def _rest(state: Any, order_id: int, side: int, price: int, quantity: int, owner
     _ensure_id(state, order_id)
     state.slot_of[order_id] = slot
     meta[M_N_ORDERS] += 1
-    if owner == _BACKGROUND:
-        n = meta[M_N_BACKGROUND]
-        if n == state.background.shape[0]:
-            background = np.zeros(2 * n, dtype=np.int64)
-            background[:n] = state.background
-            state.background = background
-        state.background[n] = order_id
-        meta[M_N_BACKGROUND] = n + 1
+    if owner == BACKGROUND:
+        _own(state, BACKGROUND_LIST, order_id)
+    elif owner >= 0:
+        _own(state, AGENT_LIST, order_id)
 
 
 @njit(cache=True)
@@ -422,20 +285,41 @@ def _remove(state: Any, slot: int) -> None:
     state.free[meta[M_N_FREE]] = slot
     meta[M_N_FREE] += 1
     meta[M_N_ORDERS] -= 1
-    if record[_OWNER] == _BACKGROUND:
-        background = state.background
-        n = meta[M_N_BACKGROUND]
-        low = 0
-        high = n
-        while low < high:
-            mid = (low + high) >> 1
-            if background[mid] < order_id:
-                low = mid + 1
-            else:
-                high = mid
-        for i in range(low, n - 1):
-            background[i] = background[i + 1]
-        meta[M_N_BACKGROUND] = n - 1
+    owner = record[_OWNER]
+    if owner == BACKGROUND:
+        _disown(state, BACKGROUND_LIST, order_id)
+    elif owner >= 0:
+        _disown(state, AGENT_LIST, order_id)
+
+
+@njit(cache=True)
+def _own(state: Any, which: int, order_id: int) -> None:
+    """Append the new (largest) id ``order_id`` to ``owned[which]``."""
+    n = state.meta[M_N_OWNED + which]
+    if n == state.owned.shape[1]:
+        owned = np.zeros((2, 2 * n), dtype=np.int64)
+        owned[:, :n] = state.owned
+        state.owned = owned
+    state.owned[which, n] = order_id
+    state.meta[M_N_OWNED + which] = n + 1
+
+
+@njit(cache=True)
+def _disown(state: Any, which: int, order_id: int) -> None:
+    """Remove ``order_id`` from ``owned[which]``, keeping the rest in order."""
+    ids = state.owned[which]
+    n = state.meta[M_N_OWNED + which]
+    low = 0
+    high = n
+    while low < high:
+        mid = (low + high) >> 1
+        if ids[mid] < order_id:
+            low = mid + 1
+        else:
+            high = mid
+    for i in range(low, n - 1):
+        ids[i] = ids[i + 1]
+    state.meta[M_N_OWNED + which] = n - 1
 
 
 @njit(cache=True)

@@ -12,24 +12,22 @@ from typing import Any
 
 from numba import njit
 
-from sekai.finance.lob._array_book import (
-    _BACKGROUND,
+from sekai.finance.lob._array_book import best, cancel, limit, market
+from sekai.finance.lob._array_state import (
+    BACKGROUND,
+    BACKGROUND_LIST,
     M_LAST_PRICE,
     M_N_ASK,
-    M_N_BACKGROUND,
     M_N_BID,
+    M_N_OWNED,
     P_CANCEL,
     P_DECAY,
     P_LIMIT,
     P_MARKET,
     P_MAX_OFFSET,
     P_MEAN_SIZE,
-    best,
-    cancel,
     clear,
     last_price,
-    limit,
-    market,
 )
 
 __all__ = ["flow_advance", "flow_initialise"]
@@ -70,7 +68,7 @@ def _flow_place(state: Any, side: int) -> None:
             ref = ask - 1 if ask != 0 else int(last_price(state))
     k = _draw_offset(state)
     price = max(ref - k, 1) if side > 0 else ref + k
-    limit(state, side, price, _draw_size(state), _BACKGROUND)
+    limit(state, side, price, _draw_size(state), BACKGROUND)
 
 
 @njit(cache=True)
@@ -80,8 +78,8 @@ def flow_initialise(state: Any, mid: int, levels: int, orders_per_level: int) ->
     state.meta[M_LAST_PRICE] = mid
     for d in range(1, levels + 1):
         for _ in range(orders_per_level):
-            limit(state, 1, max(mid - d, 1), _draw_size(state), _BACKGROUND)
-            limit(state, -1, mid + d, _draw_size(state), _BACKGROUND)
+            limit(state, 1, max(mid - d, 1), _draw_size(state), BACKGROUND)
+            limit(state, -1, mid + d, _draw_size(state), BACKGROUND)
 
 
 @njit(cache=True)
@@ -97,7 +95,7 @@ def flow_advance(state: Any, end: float) -> None:
     cancel_rate = params[P_CANCEL]
     t = state.clock[0]
     while True:
-        n_background = meta[M_N_BACKGROUND]
+        n_background = meta[M_N_OWNED + BACKGROUND_LIST]
         rate = flow_rate + cancel_rate * n_background
         t += rng.standard_exponential() / rate
         if t > end:
@@ -109,12 +107,12 @@ def flow_advance(state: Any, end: float) -> None:
         elif u < flow_rate:
             if u < buys:
                 if meta[M_N_ASK] > 0:
-                    market(state, 1, _draw_size(state), _BACKGROUND)
+                    market(state, 1, _draw_size(state), BACKGROUND)
             elif meta[M_N_BID] > 0:
-                market(state, -1, _draw_size(state), _BACKGROUND)
+                market(state, -1, _draw_size(state), BACKGROUND)
         else:
             index = rng.integers(0, n_background)
-            cancel(state, state.background[index])
+            cancel(state, state.owned[BACKGROUND_LIST, index])
     while meta[M_N_BID] == 0 or meta[M_N_ASK] == 0:
         _flow_place(state, 1 if meta[M_N_BID] == 0 else -1)
     state.clock[0] = end

@@ -1,6 +1,6 @@
 """``CompiledBook``: the ``OrderBook`` interface over a compiled (numba) array book.
 
-The LOB environments on ``engine="numba"`` keep their book in ``_array_book``'s arrays and
+The LOB environments on ``engine="numba"`` keep their book in ``_array_state``'s arrays and
 show it as a ``CompiledBook``: queries answer for the compiled book as it is now, and
 ``limit``, ``market``, ``place``, ``cancel``, ``reduce``, ``clear`` and setting ``time`` or
 ``last_price`` change it, with ``OrderBook``'s rules and checks. Imported only with numba.
@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sekai.finance.lob import _array_book as arrays
+from sekai.finance.lob import _array_state as states
 from sekai.finance.lob.book import (
     BACKGROUND,
     Fill,
@@ -42,7 +43,7 @@ class CompiledBook(OrderBook):
     def __init__(self, state: Any) -> None:
         self._state = state
         self._meta = state.meta
-        self._clock = arrays.clock_of(state)
+        self._clock = states.clock_of(state)
         self._orders: dict[int, Order] = {}
         self._stale = True
 
@@ -50,7 +51,7 @@ class CompiledBook(OrderBook):
     def empty(cls) -> CompiledBook:
         """A new, empty compiled book (its flow draws from a generator seeded with 0)."""
         params = np.array([10.0, 2.0, 0.5, 10.0, 0.5, 3.0], dtype=np.float64)
-        return cls(arrays.new_state(np.random.default_rng(0), params))
+        return cls(states.new_state(np.random.default_rng(0), params))
 
     def touch(self) -> None:
         """Note that the compiled book has changed."""
@@ -68,19 +69,19 @@ class CompiledBook(OrderBook):
     @property  # type: ignore[override]
     def last_price(self) -> float | None:
         """The last fill price, or the reference the caller set; None when neither."""
-        last = int(self._meta[arrays.M_LAST_PRICE])
-        if last == arrays.FRACTIONAL:
+        last = int(self._meta[states.M_LAST_PRICE])
+        if last == states.FRACTIONAL:
             return float(self._clock[1])
         return last or None
 
     @last_price.setter
     def last_price(self, value: float | None) -> None:
         if value is None:
-            self._meta[arrays.M_LAST_PRICE] = 0
+            self._meta[states.M_LAST_PRICE] = 0
         elif isinstance(value, (int, np.integer)):
-            self._meta[arrays.M_LAST_PRICE] = value
+            self._meta[states.M_LAST_PRICE] = value
         else:
-            self._meta[arrays.M_LAST_PRICE] = arrays.FRACTIONAL
+            self._meta[states.M_LAST_PRICE] = states.FRACTIONAL
             self._clock[1] = value
 
     def _sync(self) -> None:
@@ -100,12 +101,12 @@ class CompiledBook(OrderBook):
             rows[by_id].tolist(), times[by_id].tolist(), strict=True
         ):
             self._rest(Order(order_id, Side(side), price, quantity, owner, stamp))
-        self._next_id = int(self._meta[arrays.M_NEXT_ID])
+        self._next_id = int(self._meta[states.M_NEXT_ID])
 
     def _fills(self) -> list[Fill]:
         """The fills the last change made, taken out of the compiled book."""
         self._stale = True
-        n = int(self._meta[arrays.M_N_FILLS])
+        n = int(self._meta[states.M_N_FILLS])
         table, times = self._state.fills
         fills = [
             Fill(price, quantity, maker, taker, maker_owner, taker_owner, Side(side), stamp)
@@ -113,14 +114,14 @@ class CompiledBook(OrderBook):
                 table[:n].tolist(), times[:n].tolist(), strict=True
             )
         ]
-        self._meta[arrays.M_N_FILLS] = 0
+        self._meta[states.M_N_FILLS] = 0
         return fills
 
     # -- changes ---------------------------------------------------------------------------
 
     def clear(self) -> None:
         """Remove every order; reset ``time`` to 0, ``last_price`` to None and ids to 1."""
-        arrays.clear(self._state)
+        states.clear(self._state)
         self._stale = True
 
     def limit(

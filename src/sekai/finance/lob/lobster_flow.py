@@ -183,25 +183,35 @@ class HistoricalFlow:
         before it (else ``None``); the next ``advance`` starts with the first later message.
         """
         plain_book(book, "HistoricalFlow")
+        prepared, k, checkpoint, last = self.locate(day, time_ns)
+        book.clear()
+        self._quantity = {}
+        self._book_id = {}
+        for order_id, side, price, quantity, owner in prepared.checkpoints[checkpoint].tolist():
+            self._quantity[order_id] = quantity
+            self._book_id[order_id] = book.place(side, price, quantity, owner)
+        start = int(prepared.op_start[checkpoint * self.checkpoint_every])
+        self._apply(book, prepared.ops[start : prepared.op_start[k]].tolist(), [])
+        book.time = time_ns / _NS
+        book.last_price = last or None
+
+    def locate(self, day: int, time_ns: int) -> tuple[_Day, int, int, int]:
+        """Go to ``time_ns`` of ``day``: ``(prepared day, next message, checkpoint, last price)``.
+
+        Prepares the day the first time; sets ``halted`` as it stands before the next message.
+        The checkpoint's orders and the operations from it to the next message lay the book;
+        the last price is the last execution price before it (0 for none).
+        """
         prepared = self._prepared.get(day)
         if prepared is None:
             prepared = self._prepared[day] = _prepare(self.days[day], self.checkpoint_every)
         self._day = prepared
         k = int(np.searchsorted(prepared.time_ns, time_ns, side="right"))
-        c = min(k // self.checkpoint_every, len(prepared.checkpoints) - 1)
-        book.clear()
-        self._quantity = {}
-        self._book_id = {}
-        self.halted = self._halted_at(k)
-        for order_id, side, price, quantity, owner in prepared.checkpoints[c].tolist():
-            self._quantity[order_id] = quantity
-            self._book_id[order_id] = book.place(side, price, quantity, owner)
-        start = int(prepared.op_start[c * self.checkpoint_every])
-        self._apply(book, prepared.ops[start : prepared.op_start[k]].tolist(), [])
         self._k = k
-        book.time = time_ns / _NS
+        self.halted = self._halted_at(k)
+        checkpoint = min(k // self.checkpoint_every, len(prepared.checkpoints) - 1)
         last = int(prepared.last_trade[k]) if k < len(prepared.time_ns) else 0
-        book.last_price = last or None
+        return prepared, k, checkpoint, last
 
     def _halted_at(self, k: int) -> bool:
         """Whether trading is halted after the messages before ``k``."""
@@ -209,13 +219,18 @@ class HistoricalFlow:
         halts = np.flatnonzero((self._day.event[:k] == 7) & (self._day.price[:k] != 0))
         return bool(len(halts)) and int(self._day.price[halts[-1]]) < 0
 
+    def end_of(self, until: float) -> int:
+        """The index after the current day's last message at or before ``until`` seconds."""
+        assert self._day is not None
+        return int(np.searchsorted(self._day.time_ns, round(until * _NS), side="right"))
+
     def advance(self, book: OrderBook, rng: np.random.Generator, until: float) -> list[Fill]:
         """Apply the messages up to ``until`` seconds; returns every fill, agents' included."""
         day = self._day
         if day is None:
             raise RuntimeError("call seek(book, day, time_ns) before advance().")
         plain_book(book, "HistoricalFlow")
-        end = int(np.searchsorted(day.time_ns, round(until * _NS), side="right"))
+        end = self.end_of(until)
         fills: list[Fill] = []
         k = self._k
         if end > k:

@@ -1,9 +1,10 @@
 """The LOB environments' mechanics on the numba engine, with ``_LOBCore``'s results.
 
-``_CompiledCore`` runs simulated flow only (replay stays on ``_LOBCore``). Its book is
-``_array_book``'s and its traders' accounts are rows of an array that ``kernels`` change;
+``_CompiledCore`` runs zero-intelligence flow or a ``HistoricalFlow``'s replay (the days are
+prepared by ``HistoricalFlow`` itself, then replayed from a ``Tape``). Its book is
+``_array_state``'s and its traders' accounts are rows of an array that ``kernels`` change;
 after each call the env's ``_Trader`` records are brought up to date, and ``book`` is a
-``MirrorBook`` showing the compiled book as an ``OrderBook``. Imported only with numba.
+``CompiledBook`` showing the compiled book as an ``OrderBook``. Imported only with numba.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from sekai.envs.finance.order_book import kernels
 from sekai.envs.finance.order_book.core import Plan, _LOBSettings, _Obs, _Trader
 from sekai.finance.lob import MAX_EXPECTED_EVENTS
 from sekai.finance.lob import _array_book as arrays
+from sekai.finance.lob import _array_state as states
 from sekai.finance.lob._array_flow import flow_advance, flow_initialise
+from sekai.finance.lob._array_replay import new_tape, replay_seek
 from sekai.finance.lob.compiled_book import CompiledBook
+from sekai.finance.lob.lobster_flow import HistoricalFlow
 
 __all__ = ["_CompiledCore"]
 
@@ -45,16 +49,19 @@ class _CompiledCore(_LOBSettings):
         self._accounts = np.zeros((n_traders, 5), dtype=np.int64)
         self._trades = np.zeros((self.max_trades, 3), dtype=np.int64)
         self._ring = np.zeros(2, dtype=np.int64)
+        replay = self.history is not None
         self._config = np.array(
-            [self.order_size, self.max_inventory, self.levels, self.mid_price], dtype=np.int64
+            [self.order_size, self.max_inventory, self.levels, self.mid_price, replay],
+            dtype=np.int64,
         )
+        self._book_of: dict[int, NDArray[np.int64]] = {}
+        self._tapes: dict[int, Any] = {}
+        self._cursor = np.zeros(3, dtype=np.int64)
         self._traders: list[_Trader] = []
         self._rng = np.random.default_rng(0)
-        self._state = arrays.new_state(self._rng, self._params)
-        self._desk = kernels.new_desk(
-            self._state, self._accounts, self._trades, self._ring, self._config
-        )
-        self._clock = arrays.clock_of(self._state)
+        self._state = states.new_state(self._rng, self._params)
+        self._desk = self._new_desk()
+        self._clock = states.clock_of(self._state)
         self._meta = self._state.meta
         self._flow_rate = 2 * flow.limit_rate + 2 * flow.market_rate
         self._floats = np.zeros(3, dtype=np.float64)
@@ -71,16 +78,15 @@ class _CompiledCore(_LOBSettings):
         state = self.__dict__.copy()
         for name in ("_state", "_desk", "_clock", "_meta", "book"):
             del state[name]
-        state["_arrays"] = arrays.export(self._state)
+        state["_tapes"] = {}
+        state["_arrays"] = states.export(self._state)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._state = arrays.restore(self._rng, self.__dict__.pop("_arrays"))
-        self._desk = kernels.new_desk(
-            self._state, self._accounts, self._trades, self._ring, self._config
-        )
-        self._clock = arrays.clock_of(self._state)
+        self._state = states.restore(self._rng, self.__dict__.pop("_arrays"))
+        self._desk = self._new_desk()
+        self._clock = states.clock_of(self._state)
         self._meta = self._state.meta
         self.book = CompiledBook(self._state)
 
@@ -92,10 +98,24 @@ class _CompiledCore(_LOBSettings):
         rows = self._trades.tolist()
         return [tuple(rows[(first + i) % self.max_trades]) for i in range(count)]  # type: ignore[misc]
 
+    def _new_desk(self) -> Any:
+        """The desk over the book, the current day's tape and the accounts."""
+        return kernels.new_desk(
+            self._state, self._tape(), self._accounts, self._trades, self._ring, self._config
+        )
+
+    def _tape(self) -> Any:
+        """The tape of the current day (an empty one for simulated flow)."""
+        day = -1 if self.history is None or self.history._day is None else self.day
+        tape = self._tapes.get(day)
+        if tape is None:
+            tape = self._tapes[day] = _tape_of(self.history, day, self._book_of)
+        return tape
+
     def _bind(self, rng: np.random.Generator) -> None:
         """Draw from ``rng`` from now on."""
         if rng is not self._rng:
-            arrays.set_rng(self._state, rng)
+            states.set_rng(self._state, rng)
             self._rng = rng
 
     def _pull(self) -> None:
@@ -111,27 +131,55 @@ class _CompiledCore(_LOBSettings):
             trader.fills = fills
 
     def _run_to(self, until: float) -> None:
-        """Check the span as ``ZeroIntelligenceFlow.advance`` does, then run the flow."""
-        self.flow.check_span(float(self._clock[0]), until)
-        kernels.advance(self._desk, until)
+        """Run the flow (its span checked as ``ZeroIntelligenceFlow.advance`` does) or the
+        replay to ``until``."""
+        history = self.history
+        if history is None:
+            self.flow.check_span(float(self._clock[0]), until)
+            kernels.advance(self._desk, until, 0, 0)
+            return
+        first, end = history._k, max(history._k, history.end_of(until))
+        kernels.advance(self._desk, until, first, end)
+        history._k = end
 
     # -- session ---------------------------------------------------------------------------
 
     def start(self, rng: np.random.Generator, traders: Sequence[_Trader]) -> None:
-        """Lay the initial book and run the warm-up."""
+        """Lay the initial book (simulated and warmed up, or historical at a sampled start)."""
         self._bind(rng)
         self._traders = sorted(traders, key=lambda trader: trader.owner)
-        flow_initialise(self._state, self.mid_price, 10, 3)
-        if self.warmup > 0:
-            self.flow.check_span(0.0, self.warmup)
-            flow_advance(self._state, self.warmup)
-        self._meta[arrays.M_N_FILLS] = 0
+        if self.history is None:
+            flow_initialise(self._state, self.mid_price, 10, 3)
+            if self.warmup > 0:
+                self.flow.check_span(0.0, self.warmup)
+                flow_advance(self._state, self.warmup)
+        else:
+            day, time_ns = self.session_start(rng)
+            prepared, k, checkpoint, last = self.history.locate(day, time_ns)
+            tape = self._tape()
+            kernels.set_tape(self._desk, tape)
+            replay_seek(
+                self._state,
+                tape,
+                prepared.checkpoints[checkpoint],
+                int(prepared.op_start[checkpoint * self.history.checkpoint_every]),
+                int(prepared.op_start[k]),
+                time_ns / _NS,
+                last,
+                self.history.halted,
+            )
+        self._meta[states.M_N_FILLS] = 0
         self._accounts[:] = 0
         self._ring[:] = 0
         self.t0 = float(self._clock[0])
         self.elapsed = 0.0
         self.owners = {trader.owner: trader for trader in traders}
         self._pull()
+
+    @property
+    def halted(self) -> bool:
+        """Whether replayed trading is halted (agents' market orders are not sent)."""
+        return bool(self._meta[states.M_HALTED])
 
     def advance(self, rng: np.random.Generator, clock: float | Fraction) -> None:
         """Run the flow until session time ``clock``, book its fills, forget filled quotes."""
@@ -223,13 +271,21 @@ class _CompiledCore(_LOBSettings):
         arrival, elapsed, dt = times
         self._bind(rng)
         t0 = self.t0
-        now = float(self._clock[0])
-        if (t0 + elapsed - now) * self._flow_rate > MAX_EXPECTED_EVENTS:
-            if arrival >= 0:
-                self.flow.check_span(now, t0 + arrival)
-                self.flow.check_span(t0 + arrival, t0 + elapsed)
-            else:
-                self.flow.check_span(now, t0 + elapsed)
+        history = self.history
+        cursor = self._cursor
+        if history is None:
+            now = float(self._clock[0])
+            if (t0 + elapsed - now) * self._flow_rate > MAX_EXPECTED_EVENTS:
+                if arrival >= 0:
+                    self.flow.check_span(now, t0 + arrival)
+                    self.flow.check_span(t0 + arrival, t0 + elapsed)
+                else:
+                    self.flow.check_span(now, t0 + elapsed)
+        else:
+            first = history._k
+            middle = max(first, history.end_of(t0 + arrival)) if arrival >= 0 else first
+            history._k = max(middle, history.end_of(t0 + elapsed))
+            cursor[:] = first, middle, history._k
         cash_before, inventory_before = trader.cash, trader.inventory
         out = kernels.step(
             self._desk,
@@ -239,6 +295,7 @@ class _CompiledCore(_LOBSettings):
             elapsed,
             t0,
             self.session_length,
+            cursor,
             self._floats,
             self._ints,
         )
@@ -275,3 +332,36 @@ class _CompiledCore(_LOBSettings):
 
 def _quote(price: int) -> int | None:
     return None if price == kernels.NONE else price
+
+
+_NS = 1_000_000_000
+
+
+def _tape_of(history: HistoricalFlow | None, day: int, book_of: dict[int, Any]) -> Any:
+    """The tape of ``day`` as ``history`` prepared it (an empty tape for ``day < 0``).
+
+    ``book_of[day]``, a slot per replay id, is made once and kept across episodes.
+    """
+    if history is None or day < 0:
+        none = np.zeros(0, dtype=np.int64)
+        one = np.zeros(1, dtype=np.int64)
+        return new_tape(none, none, none, none, none, np.zeros((0, 6), np.int64), one, none, one)
+    prepared = history._prepared[day]
+    ids = book_of.get(day)
+    if ids is None:
+        ids = book_of[day] = np.zeros(int(prepared.ops[:, 1].max(initial=0)) + 1, np.int64)
+
+    def as64(column: NDArray[Any], dtype: type) -> NDArray[np.int64]:
+        return np.array(column, dtype=dtype, order="C")  # a writable copy: one tape type
+
+    return new_tape(
+        as64(prepared.time_ns, np.int64),
+        as64(prepared.event, np.int64),
+        as64(prepared.size, np.int64),
+        as64(prepared.price, np.int64),
+        as64(prepared.direction, np.int64),
+        as64(prepared.ops, np.int64),
+        as64(prepared.op_start, np.int64),
+        as64(prepared.executed, np.int64),
+        ids,
+    )

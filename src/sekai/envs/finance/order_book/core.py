@@ -164,6 +164,25 @@ class _LOBSettings:
         n = self.max_quote_offset + 1
         return MultiDiscrete([n, n, 3])
 
+    def session_start(self, rng: np.random.Generator) -> tuple[int, int]:
+        """Draw a replayed session's ``(day, start)``, the start in ns after midnight."""
+        assert self.history is not None and self.sampler is not None
+        firsts, counts = self._starts
+        step = self._step_ns
+        index = sample_start(
+            self.sampler,
+            rng,
+            n_starts=sum(counts),
+            episode_length=max(1, round(self.session_length * _NS) // step),
+            lookback=0,
+        )
+        day = 0
+        while index >= counts[day]:
+            index -= counts[day]
+            day += 1
+        self.day = day
+        return day, firsts[day] + index * step
+
     @property
     def halted(self) -> bool:
         """Whether replayed trading is halted (agents' market orders are not sent)."""
@@ -218,23 +237,7 @@ class _LOBCore(_LOBSettings):
             if self.warmup > 0:
                 self.flow.advance(book, rng, self.warmup)
         else:
-            assert self.sampler is not None
-            firsts, counts = self._starts
-            step = self._step_ns
-            total = sum(counts)
-            index = sample_start(
-                self.sampler,
-                rng,
-                n_starts=total,
-                episode_length=max(1, round(self.session_length * _NS) // step),
-                lookback=0,
-            )
-            day = 0
-            while index >= counts[day]:
-                index -= counts[day]
-                day += 1
-            self.day = day
-            self.history.seek(book, day, firsts[day] + index * step)
+            self.history.seek(book, *self.session_start(rng))
         self.t0 = book.time
         self.elapsed = 0.0
         self.trades.clear()

@@ -61,10 +61,10 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
     (``0 <= latency < decision_interval``) prices each decision on the observed book and
     sends it ``latency`` later; a decision that would arrive after the session is not sent.
 
-    ``engine``: ``"numba"`` runs simulated flow on the compiled order book, with the same
-    results as ``"python"`` (``OrderBook``); ``"auto"`` picks numba when it is installed and
-    there is no ``data`` (replay runs in Python). Under numba, ``book`` is a read-only
-    ``MirrorBook``.
+    ``engine``: ``"numba"`` runs the book, the zero-intelligence flow or the replay compiled,
+    with the same results as ``"python"`` (``OrderBook``); ``"auto"`` picks numba when it is
+    installed and the flow is not one of the caller's own. Under numba, ``book`` is a
+    ``CompiledBook``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -392,17 +392,16 @@ def _latency(value: Any, shortest: float) -> float:
 
 
 def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _CompiledCore:
-    """The mechanics on the chosen engine; only zero-intelligence flow runs compiled."""
+    """The mechanics on the chosen engine; flows other than the built-in ones run in Python."""
     chosen = resolve_engine(engine)
     flow = settings["flow"]
-    compilable = settings["data"] is None and (flow is None or type(flow) is ZeroIntelligenceFlow)
-    if chosen == "numba" and not compilable:
+    if chosen == "numba" and not (flow is None or type(flow) is ZeroIntelligenceFlow):
         if engine == "auto":
             chosen = "python"
         else:
             raise ValueError(
-                "engine='numba' runs ZeroIntelligenceFlow order flow; replayed data= and other "
-                "flows run on engine='python' (or 'auto')."
+                "engine='numba' runs ZeroIntelligenceFlow order flow or replayed data=; flows "
+                "of other types run on engine='python' (or 'auto')."
             )
     if chosen == "python":
         return _LOBCore(**settings)

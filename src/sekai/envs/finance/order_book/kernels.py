@@ -17,14 +17,16 @@ from numba import njit, types
 from numba.experimental import structref
 
 from sekai.finance.lob import _array_book as ab
+from sekai.finance.lob import _array_state as st
 from sekai.finance.lob._array_flow import flow_advance
+from sekai.finance.lob._array_replay import replay_advance
 
 __all__ = ["Desk", "advance", "decide", "deliver", "new_desk", "observe", "plan", "step"]
 
 # ``traders`` columns.
 T_INVENTORY, T_CASH, T_BID, T_ASK, T_FILLS = range(5)
-# ``config`` entries.
-C_ORDER_SIZE, C_MAX_INVENTORY, C_LEVELS, C_MID_PRICE = range(4)
+# ``config`` entries; ``C_REPLAY`` is 1 when the flow is the tape's replay.
+C_ORDER_SIZE, C_MAX_INVENTORY, C_LEVELS, C_MID_PRICE, C_REPLAY = range(5)
 # ``ring`` entries: the next slot and the number of trades held.
 R_NEXT, R_COUNT = range(2)
 NONE = np.iinfo(np.int64).min
@@ -41,13 +43,19 @@ class Desk(structref.StructRefProxy):
     """A book and the traders quoting in it."""
 
 
-structref.define_proxy(Desk, _DeskType, ["book", "traders", "trades", "ring", "config"])
+structref.define_proxy(Desk, _DeskType, ["book", "tape", "traders", "trades", "ring", "config"])
 
 
 @njit(cache=True)
-def new_desk(book: Any, traders: Any, trades: Any, ring: Any, config: Any) -> Any:
+def new_desk(book: Any, tape: Any, traders: Any, trades: Any, ring: Any, config: Any) -> Any:
     """A desk over these arrays (kept by reference: the caller may read them)."""
-    return Desk(book, traders, trades, ring, config)
+    return Desk(book, tape, traders, trades, ring, config)
+
+
+@njit(cache=True)
+def set_tape(desk: Any, tape: Any) -> None:
+    """Replay ``tape`` from now on."""
+    desk.tape = tape
 
 
 @njit(cache=True)
@@ -55,7 +63,7 @@ def _book_fills(desk: Any) -> None:
     """Remember every new fill as a trade and book it for the traders on either side."""
     book = desk.book
     meta = book.meta
-    n = meta[ab.M_N_FILLS]
+    n = meta[st.M_N_FILLS]
     fills = book.fills
     traders = desk.traders
     n_traders = traders.shape[0]
@@ -64,16 +72,16 @@ def _book_fills(desk: Any) -> None:
     capacity = trades.shape[0]
     for i in range(n):
         fill = fills[i]
-        price = fill[ab.F_PRICE]
-        quantity = fill[ab.F_QTY]
-        buy = fill[ab.F_TAKER_SIDE] == 1
+        price = fill[st.F_PRICE]
+        quantity = fill[st.F_QTY]
+        buy = fill[st.F_TAKER_SIDE] == 1
         slot = ring[R_NEXT]
         trades[slot, 0] = price
         trades[slot, 1] = quantity
         trades[slot, 2] = 1 if buy else -1
         ring[R_NEXT] = (slot + 1) % capacity
         ring[R_COUNT] = min(ring[R_COUNT] + 1, capacity)
-        maker = fill[ab.F_MAKER_OWNER]
+        maker = fill[st.F_MAKER_OWNER]
         if maker < 0 or maker >= n_traders:
             maker = -1
         if maker >= 0:
@@ -82,7 +90,7 @@ def _book_fills(desk: Any) -> None:
             change = -quantity if buy else quantity
             account[T_INVENTORY] += change
             account[T_CASH] -= change * price
-        taker = fill[ab.F_TAKER_OWNER]
+        taker = fill[st.F_TAKER_OWNER]
         if 0 <= taker < n_traders:
             account = traders[taker]
             if taker != maker:
@@ -90,7 +98,7 @@ def _book_fills(desk: Any) -> None:
             change = quantity if buy else -quantity
             account[T_INVENTORY] += change
             account[T_CASH] -= change * price
-    meta[ab.M_N_FILLS] = 0
+    meta[st.M_N_FILLS] = 0
 
 
 @njit(cache=True)
@@ -108,7 +116,7 @@ def _can_sell(desk: Any, trader: int) -> bool:
 @njit(cache=True)
 def _market(desk: Any, trader: int, choice: int) -> None:
     """A market order of ``order_size``, within the limits, cancelling the opposite quote."""
-    if choice == HOLD:
+    if choice == HOLD or desk.book.meta[st.M_HALTED]:
         return
     book = desk.book
     account = desk.traders[trader]
@@ -135,20 +143,20 @@ def _reference(desk: Any, trader: int, side: int, best: int, own: int) -> int:
     if best != 0:
         if (
             own < 0
-            or orders[own, ab._PRICE] != best
-            or book.levels[ab.level_of(book, side, best), ab._VOLUME] != orders[own, ab._QTY]
+            or orders[own, st._PRICE] != best
+            or book.levels[ab.level_of(book, side, best), st._VOLUME] != orders[own, st._QTY]
         ):
             return best
         row = 0 if side > 0 else 1
-        count = book.meta[ab.M_N_BID + row]
+        count = book.meta[st.M_N_BID + row]
         if count >= 2:
             return side * book.keys[row, count - 2]
     opposite = ab.best(book, -side)
     opposite_id = desk.traders[trader, T_ASK if side > 0 else T_BID]
     own_opposite = ab.slot_of(book, opposite_id)
-    if opposite != 0 and (own_opposite < 0 or orders[own_opposite, ab._PRICE] != opposite):
+    if opposite != 0 and (own_opposite < 0 or orders[own_opposite, st._PRICE] != opposite):
         return opposite - 1 if side > 0 else opposite + 1
-    last = ab.last_price(book)
+    last = st.last_price(book)
     if last == 0.0:
         return desk.config[C_MID_PRICE]
     return math.floor(last) if side > 0 else math.ceil(last)
@@ -162,7 +170,7 @@ def _target(desk: Any, trader: int, side: int, level: int) -> int:
     book = desk.book
     own = ab.slot_of(book, desk.traders[trader, T_BID if side > 0 else T_ASK])
     best = ab.best(book, side)
-    if own >= 0 and level == 1 and best != 0 and book.orders[own, ab._PRICE] == best:
+    if own >= 0 and level == 1 and best != 0 and book.orders[own, st._PRICE] == best:
         return best
     offset = 1 - level if side > 0 else level - 1
     return _reference(desk, trader, side, best, own) + offset
@@ -176,7 +184,7 @@ def _hold(desk: Any, trader: int, side: int, price: int) -> None:
     account = desk.traders[trader]
     own = ab.slot_of(book, account[column])
     if own >= 0:
-        if book.orders[own, ab._PRICE] == price:
+        if book.orders[own, st._PRICE] == price:
             return
         ab.cancel(book, account[column])
     account[column] = 0
@@ -213,10 +221,16 @@ def deliver(desk: Any, trader: int, choice: int, bid: int, ask: int) -> None:
 
 
 @njit(cache=True)
-def advance(desk: Any, until: float) -> None:
-    """Run the flow to ``until``, book its fills and forget quotes that left the book."""
+def advance(desk: Any, until: float, first: int, end: int) -> None:
+    """Run the flow to ``until``, book its fills and forget quotes that left the book.
+
+    A replay applies the tape's messages ``first:end``.
+    """
     book = desk.book
-    flow_advance(book, until)
+    if desk.config[C_REPLAY]:
+        replay_advance(book, desk.tape, first, end, until)
+    else:
+        flow_advance(book, until)
     _book_fills(desk)
     traders = desk.traders
     for trader in range(traders.shape[0]):
@@ -234,10 +248,10 @@ def mid(desk: Any) -> tuple[float, bool]:
     ask = ab.best(book, -1)
     if bid != 0 and ask != 0:
         return (bid + ask) / 2, False
-    last = ab.last_price(book)
+    last = st.last_price(book)
     if last == 0.0:
         return float(desk.config[C_MID_PRICE]), True
-    return last, book.meta[ab.M_LAST_PRICE] != ab.FRACTIONAL
+    return last, book.meta[st.M_LAST_PRICE] != st.FRACTIONAL
 
 
 @njit(cache=True)
@@ -294,12 +308,14 @@ def step(
     elapsed: float,
     t0: float,
     session_length: float,
+    ends: Any,
     floats: Any,
     ints: Any,
 ) -> Any:
     """One single-agent step: decide (or plan, wait ``arrival``, deliver), run to ``elapsed``.
 
     ``arrival`` is -1 for no latency and -2 for a decision that arrives too late to be sent.
+    A replay applies messages ``ends[0]:ends[1]`` until the arrival, ``ends[1]:ends[2]`` after.
     Returns ``observe``'s buffer; writes the mids before and after and the clock into
     ``floats``, and into ``ints`` whether each mid is exact (an int), the spread (0: none),
     the trade count and the trader's row: inventory, cash, bid id, ask id, fills.
@@ -311,9 +327,9 @@ def step(
         decide(desk, trader, bid_level, ask_level, choice)
     elif arrival >= 0.0:
         bid, ask = plan(desk, trader, bid_level, ask_level)
-        advance(desk, t0 + arrival)
+        advance(desk, t0 + arrival, ends[0], ends[1])
         deliver(desk, trader, choice, bid, ask)
-    advance(desk, t0 + elapsed)
+    advance(desk, t0 + elapsed, ends[1], ends[2])
     after, after_exact = mid(desk)
     out = observe(desk, trader, elapsed, session_length)
     book = desk.book
