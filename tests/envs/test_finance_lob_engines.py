@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import subprocess
+import sys
 from dataclasses import astuple
 from typing import Any
 
@@ -315,3 +317,17 @@ def test_pickle_and_deepcopy_continue_the_episode() -> None:
 def test_check_env_passes_on_the_numba_engine() -> None:
     env = sekai.make("LimitOrderBook-v0", engine="numba", latency=0.25)
     assert sekai.check_env(env, check_determinism=True) == []
+
+
+def test_numba_is_imported_only_for_the_numba_engine() -> None:
+    script = (
+        "import sys\n"
+        "import sekai\n"
+        "from sekai.envs.finance.order_book import LimitOrderBookEnv\n"
+        "LimitOrderBookEnv(engine='python').reset(seed=0)\n"
+        "sekai.make('LimitOrderBook-v0', engine='python').reset(seed=0)\n"
+        "assert 'numba' not in sys.modules\n"
+        "LimitOrderBookEnv().reset(seed=0)\n"
+        "assert 'numba' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

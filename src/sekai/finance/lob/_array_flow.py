@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from numba import njit
+from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 
 from sekai.finance.lob._array_book import best, cancel, limit, market
 from sekai.finance.lob._array_state import (
@@ -31,6 +33,17 @@ from sekai.finance.lob._array_state import (
 )
 
 __all__ = ["flow_advance", "flow_initialise"]
+
+
+@njit(cache=True)
+def _draw_index(state: Any, n: int) -> int:
+    """``rng.integers(n)`` for ``n >= 1``, drawn as NumPy draws it, without an array."""
+    span = n - 1
+    if span == 0:
+        return 0
+    if span < 0xFFFFFFFF:
+        return np.int64(buffered_bounded_lemire_uint32(state.rng.bit_generator, span))
+    return state.rng.integers(0, n)
 
 
 @njit(cache=True)
@@ -111,7 +124,7 @@ def flow_advance(state: Any, end: float) -> None:
             elif meta[M_N_BID] > 0:
                 market(state, -1, _draw_size(state), BACKGROUND)
         else:
-            index = rng.integers(0, n_background)
+            index = _draw_index(state, n_background)
             cancel(state, state.owned[BACKGROUND_LIST, index])
     while meta[M_N_BID] == 0 or meta[M_N_ASK] == 0:
         _flow_place(state, 1 if meta[M_N_BID] == 0 else -1)
