@@ -80,6 +80,21 @@ def trajectory(engine: str, seed: int, steps: int, **kwargs: Any) -> Any:
     return env, records
 
 
+def assert_same_trajectories(expected: list[Any], got: list[Any]) -> None:
+    """Results, books and action masks equal, record by record (resets included)."""
+    assert len(got) == len(expected)
+    for want, have in zip(expected, got, strict=True):
+        if isinstance(want, tuple):
+            (result, book, mask), (other, other_book, other_mask) = want, have
+            assert same(result.observation, other.observation)
+            assert same(result.reward, other.reward) and same(result.info, other.info)
+            assert result.terminated == other.terminated
+            assert book == other_book
+            assert all(same(a, b) for a, b in zip(mask, other_mask, strict=True))
+        else:
+            assert same(want.observation, have.observation) and same(want.info, have.info)
+
+
 # -- the engine choice ---------------------------------------------------------------------
 
 
@@ -120,17 +135,7 @@ def test_engine_argument_errors(monkeypatch) -> None:
 def test_numba_engine_reproduces_the_python_engine(kwargs: dict[str, Any], seed: int) -> None:
     python, expected = trajectory("python", seed, 400, **kwargs)
     numba, got = trajectory("numba", seed, 400, **kwargs)
-    assert len(got) == len(expected)
-    for want, have in zip(expected, got, strict=True):
-        if isinstance(want, tuple):
-            (result, book, mask), (other, other_book, other_mask) = want, have
-            assert same(result.observation, other.observation)
-            assert same(result.reward, other.reward) and same(result.info, other.info)
-            assert result.terminated == other.terminated
-            assert book == other_book
-            assert all(same(a, b) for a, b in zip(mask, other_mask, strict=True))
-        else:
-            assert same(want.observation, have.observation) and same(want.info, have.info)
+    assert_same_trajectories(expected, got)
     assert python.rng.bit_generator.state == numba.rng.bit_generator.state
     assert python.trader == numba.trader
     assert list(python.core.trades) == numba.core.trades
@@ -159,15 +164,7 @@ def days(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
 def test_numba_replay_reproduces_the_python_replay(days: list[Any], kwargs: dict[str, Any]) -> None:
     python, expected = trajectory("python", 5, 250, data=days, **kwargs)
     numba, got = trajectory("numba", 5, 250, data=days, **kwargs)
-    assert len(got) == len(expected)
-    for want, have in zip(expected, got, strict=True):
-        if isinstance(want, tuple):
-            (result, book, _), (other, other_book, _) = want, have
-            assert same(result.observation, other.observation)
-            assert same(result.reward, other.reward) and same(result.info, other.info)
-            assert book == other_book
-        else:
-            assert same(want.observation, have.observation) and same(want.info, have.info)
+    assert_same_trajectories(expected, got)
     assert python.trader == numba.trader and python.core.day == numba.core.day
     assert python.core.halted == numba.core.halted
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lob_engines import engine  # noqa: F401  (every test on both engines)
 
 import sekai
 from sekai.envs.finance._checks import EPISODE_ENDED
@@ -22,19 +23,7 @@ from sekai.envs.finance.lob_env import (
 )
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.lob import BACKGROUND, Fill, OrderBook, Side, ZeroIntelligenceFlow
-from sekai.finance.lob import engine as engines
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete
-
-
-@pytest.fixture(autouse=True, params=["numba", "python"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test runs on both engines: ``engine="auto"`` picks numba when it is installed."""
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    else:
-        monkeypatch.setattr(engines, "numba_installed", lambda: False)
-    return str(request.param)
-
 
 INFO_KEYS = ["timestamp", "mid_price", "spread", "inventory", "cash", "wealth", "fills", "dt"]
 

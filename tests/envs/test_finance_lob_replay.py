@@ -7,24 +7,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lob_engines import engine  # noqa: F401  (every test on both engines)
 
 import sekai
 from sekai.envs.finance.order_book import HOLD, LimitOrderBookEnv, LimitOrderBookMarket
 from sekai.finance.lob import LobsterData, OrderBook, simulate_lobster
-from sekai.finance.lob import engine as engines
 from sekai.finance.lob.lobster_flow import HistoricalFlow
 from sekai.finance.sampling import FixedStart
-
-
-@pytest.fixture(autouse=True, params=["numba", "python"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test runs on both engines: ``engine="auto"`` picks numba when it is installed."""
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    else:
-        monkeypatch.setattr(engines, "numba_installed", lambda: False)
-    return str(request.param)
-
 
 NEW, CANCEL, DELETE, EXECUTE = 1, 2, 3, 4
 BID, ASK = 1, -1

@@ -65,6 +65,14 @@ _NO_BOUND = np.iinfo(np.int64).min
 
 
 @njit(cache=True)
+def _free_list(old: int) -> Any:
+    """The free list after doubling ``old`` slots: the new ones, the lowest on top."""
+    free = np.empty(2 * old, dtype=np.int64)
+    free[:old] = np.arange(2 * old - 1, old - 1, -1)
+    return free
+
+
+@njit(cache=True)
 def _grow_orders(state: Any) -> None:
     old = state.orders.shape[0]
     orders = np.zeros((2 * old, 8), dtype=np.int64)
@@ -73,9 +81,7 @@ def _grow_orders(state: Any) -> None:
     times = np.zeros(2 * old, dtype=np.float64)
     times[:old] = state.order_time
     state.order_time = times
-    free = np.empty(2 * old, dtype=np.int64)
-    free[:old] = np.arange(2 * old - 1, old - 1, -1)
-    state.free = free
+    state.free = _free_list(old)
     state.meta[M_N_FREE] = old
 
 
@@ -85,9 +91,7 @@ def _grow_levels(state: Any) -> None:
     levels = np.zeros((2 * old, 4), dtype=np.int64)
     levels[:old] = state.levels
     state.levels = levels
-    free = np.empty(2 * old, dtype=np.int64)
-    free[:old] = np.arange(2 * old - 1, old - 1, -1)
-    state.level_free = free
+    state.level_free = _free_list(old)
     state.meta[M_N_LEVEL_FREE] = old
 
 

@@ -267,20 +267,10 @@ class _CompiledCore(_LOBSettings):
 
     def info(self, trader: _Trader, dt: float) -> dict[str, Any]:
         """``timestamp, mid_price, spread, inventory, cash, wealth, fills, dt``."""
-        mid = self.mid()
         bid = arrays.best(self._state, 1)
         ask = arrays.best(self._state, -1)
         spread = ask - bid if bid and ask else None
-        return {
-            "timestamp": float(self._clock[0]) - self.t0,
-            "mid_price": mid,
-            "spread": spread,
-            "inventory": trader.inventory,
-            "cash": trader.cash,
-            "wealth": trader.wealth(mid),
-            "fills": trader.fills,
-            "dt": dt,
-        }
+        return self.info_of(trader, dt, float(self._clock[0]), self.mid(), spread)
 
     def step_agent(
         self,
@@ -336,19 +326,13 @@ class _CompiledCore(_LOBSettings):
             before = int(before)
         if after_exact:
             after = int(after)
-        wealth = cash + inventory * after
         wealth_before = cash_before + inventory_before * before
-        reward = wealth - wealth_before - self.inventory_penalty * inventory * inventory * dt
-        info = {
-            "timestamp": clock - t0,
-            "mid_price": after,
-            "spread": spread or None,
-            "inventory": inventory,
-            "cash": cash,
-            "wealth": wealth,
-            "fills": fills,
-            "dt": dt,
-        }
+        reward = (
+            trader.wealth(after)
+            - wealth_before
+            - self.inventory_penalty * inventory * inventory * dt
+        )
+        info = self.info_of(trader, dt, clock, after, spread or None)
         return self._observation(out, count), reward, info
 
 

@@ -208,6 +208,21 @@ class _LOBSettings:
         bid, ask, market = np.asarray(action).tolist()
         return bid, ask, market
 
+    def info_of(
+        self, trader: _Trader, dt: float, time: float, mid: float, spread: int | None
+    ) -> dict[str, Any]:
+        """The info of ``trader`` with the book at ``time`` showing ``mid`` and ``spread``."""
+        return {
+            "timestamp": time - self.t0,
+            "mid_price": mid,
+            "spread": spread,
+            "inventory": trader.inventory,
+            "cash": trader.cash,
+            "wealth": trader.wealth(mid),
+            "fills": trader.fills,
+            "dt": dt,
+        }
+
     def action_mask(self, trader: _Trader) -> tuple[NDArray[np.int8], ...]:
         """``(bid_mask, ask_mask, market_mask)``; quotes and orders that keep within limits."""
         n = self.max_quote_offset + 1
@@ -428,18 +443,7 @@ class _LOBCore(_LOBSettings):
 
     def info(self, trader: _Trader, dt: float) -> dict[str, Any]:
         """``timestamp, mid_price, spread, inventory, cash, wealth, fills, dt``."""
-        book = self.book
-        mid = self.mid()
-        return {
-            "timestamp": book.time - self.t0,
-            "mid_price": mid,
-            "spread": book.spread(),
-            "inventory": trader.inventory,
-            "cash": trader.cash,
-            "wealth": trader.wealth(mid),
-            "fills": trader.fills,
-            "dt": dt,
-        }
+        return self.info_of(trader, dt, self.book.time, self.mid(), self.book.spread())
 
     def step_agent(
         self,
