@@ -8,6 +8,7 @@ well, outside ``__all__``.
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import NativeVecEnv, shared
 from sekai.vector.proc_vec_env import ProcVecEnv
+from sekai.vector.ray_vec_env import RayVecEnv, RayWorkerInfo
 from sekai.vector.result import VecResetResult, VecStepResult, stack_infos
 from sekai.vector.sync_vec_env import SyncVecEnv
 from sekai.vector.template import Param as Param
@@ -37,6 +38,8 @@ __all__ = [
     "SyncVecEnv",
     "AsyncVecEnv",
     "ProcVecEnv",
+    "RayVecEnv",
+    "RayWorkerInfo",
     "NativeVecEnv",
     "shared",
     "VecWrapper",

@@ -23,6 +23,7 @@ __all__ = ["PROTOCOL", "dumps", "frame", "worker_main"]
 # The parent numbers its commands in sequence and matches replies by number
 # (see ``ProcVecEnv._await``).
 
+
 def frame(seq: int, body: bytes) -> bytes:
     """A message: ``seq`` in 8 bytes, then ``body``."""
     return seq.to_bytes(8, "little") + body
