@@ -339,12 +339,16 @@ class RayVecEnv(VecEnv[Any, Any]):
         kind = type(cause if isinstance(cause, BaseException) else exc).__name__
         return VecEnvWorkerError(self._groups[w][0], kind, str(exc), "")
 
+    def _held(self, w: int) -> str:
+        """The sub-envs of worker ``w``, in words."""
+        group = self._groups[w]
+        return f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
+
     def _death_error(self, w: int) -> VecEnvWorkerError:
         """The error reporting that worker ``w`` is gone."""
-        group = self._groups[w]
-        held = f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
         kind, text = self._dead[w]
-        return VecEnvWorkerError(group[0], kind, f"the Ray worker holding {held} died", text)
+        message = f"the Ray worker holding {self._held(w)} died"
+        return VecEnvWorkerError(self._groups[w][0], kind, message, text)
 
     # -- VecEnv API -------------------------------------------------------------------------
 
@@ -491,10 +495,9 @@ class RayVecEnv(VecEnv[Any, Any]):
         first: VecEnvWorkerError | None = None
         for w, ref in zip(live, refs, strict=True):
             if ref not in done:
-                group = self._groups[w]
                 warnings.warn(
-                    f"Worker {w} (sub-envs {group[0]}-{group[-1]}) did not close its sub-envs "
-                    f"within close_timeout={self.close_timeout:g} s: its actor was killed.",
+                    f"Worker {w} ({self._held(w)}) did not close its sub-envs within "
+                    f"close_timeout={self.close_timeout:g} s: its actor was killed.",
                     RuntimeWarning,
                     stacklevel=4,
                 )
