@@ -21,7 +21,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError as exc:
-        raise ImportError(missing_extra("RayVecEnv", "ray", "ray")) from exc
+        raise ImportError(missing_extra("RayVecEnv", "ray", "ray"), name="ray") from exc
     return ray
 
 

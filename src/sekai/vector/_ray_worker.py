@@ -4,9 +4,10 @@
 import Ray. Each command is one call, ``run(command, payload)``: ``payload`` is pickled by the
 parent (so a payload that cannot be pickled fails there, before any worker runs it) and the
 reply is ``(True, result)`` or ``(False, (rank, exc_type, message, traceback))``.
-Observation batches made only of numeric arrays go back as they are, for Ray to hand them over
-without copying; anything else (infos, attribute values, other batches) goes back pickled, so
-that a value that cannot be pickled is reported as the failure of its sub-env.
+A result goes back pickled by the worker, as one ``bytes`` (one object for Ray to carry, and a
+value that cannot be pickled is reported as the failure of its sub-env), except an observation
+batch of numeric arrays of ``ARRAY_BYTES`` or more: that goes back as the arrays themselves,
+which Ray hands over from its object store without a copy.
 """
 
 from __future__ import annotations
@@ -22,22 +23,27 @@ from sekai.spaces.utils import concatenate
 from sekai.vector._sub_envs import Failure, SubEnvGroup, dumps, failure, picklable
 from sekai.vector.vec_env import VecEnv
 
-__all__ = ["Reply", "RayWorker", "plain_arrays"]
+__all__ = ["ARRAY_BYTES", "Reply", "RayWorker", "plain_arrays"]
 
 Reply = tuple[bool, Any]
 """``(True, result)``, or ``(False, Failure)`` when a sub-env raised."""
 
+ARRAY_BYTES = 1 << 16
+"""Size from which an observation batch of numeric arrays travels as arrays, not pickled (Ray
+keeps objects of up to 100 KiB out of its object store anyway)."""
+
 _NUMERIC = frozenset("biufcmM")
 
 
-def plain_arrays(batch: Any) -> bool:
-    """Whether ``batch`` is a numeric array, or a dict / tuple of them (at any depth)."""
+def plain_arrays(batch: Any) -> int | None:
+    """The size in bytes of ``batch`` if it is a numeric array, or a dict / tuple of them (at
+    any depth); else None."""
     if isinstance(batch, np.ndarray):
-        return batch.dtype.kind in _NUMERIC
+        return batch.nbytes if batch.dtype.kind in _NUMERIC else None
     if isinstance(batch, (dict, tuple)) and batch:
-        values = batch.values() if isinstance(batch, dict) else batch
-        return all(plain_arrays(value) for value in values)
-    return False
+        sizes = [plain_arrays(v) for v in (batch.values() if isinstance(batch, dict) else batch)]
+        return None if None in sizes else sum(s for s in sizes if s is not None)
+    return None
 
 
 class RayWorker:
@@ -98,24 +104,25 @@ class RayWorker:
                 self.group.current = next(bad, 0)
             raise
 
-    def _batch(self, observations: list[Any]) -> tuple[bool, Any]:
-        """The group's observations as one batch: ``(pickled, batch or its pickle)``."""
+    def _batch(self, observations: list[Any]) -> Any:
+        """The group's observations as one batch."""
         space = self._local().observation_space
         try:
-            batch = concatenate(space, observations)
+            return concatenate(space, observations)
         except Exception:  # blame the first sub-env whose observation is not in the space
             assert self.group is not None
             self.group.current = next(
                 (j for j, obs in enumerate(observations) if not space.contains(obs)), 0
             )
             raise
-        if plain_arrays(batch):
-            return False, batch
-        return True, self._pack(observations, batch)
 
-    def _sliced(self, batch: Any) -> tuple[bool, Any]:
-        """A native slice's observation batch: ``(pickled, batch or its pickle)``."""
-        return (False, batch) if plain_arrays(batch) else (True, dumps(batch))
+    def _reply(self, rows: list[Any], batch: Any, *rest: Any) -> tuple[Any, bytes]:
+        """``(batch, pickle of rest)`` for a large batch of numeric arrays, else ``(None,
+        pickle of (batch, *rest))``; ``rows`` are the sub-envs' rows to blame."""
+        size = plain_arrays(batch)
+        if size is not None and size >= ARRAY_BYTES:
+            return batch, self._pack(rows, (None, *rest))
+        return None, self._pack(rows, (batch, *rest))
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -127,39 +134,39 @@ class RayWorker:
         node = ray.get_runtime_context().get_node_id()
         return local.observation_space, local.action_space, node, os.getpid()
 
-    def _step(self, actions: Any) -> tuple[Any, ...]:
-        """``(pickled, observations, rewards, terminated, truncated, pickled infos)``."""
+    def _step(self, actions: Any) -> tuple[Any, bytes]:
+        """``_reply`` of ``(observations, rewards, terminated, truncated, infos)``."""
         if self.vec is not None:
             result = self.vec.step(actions)
-            return (
-                *self._sliced(result.observations),
+            return self._reply(
+                [],
+                result.observations,
                 np.asarray(result.rewards, dtype=np.float64),
                 np.asarray(result.terminated, dtype=bool),
                 np.asarray(result.truncated, dtype=bool),
-                dumps(result.infos),
+                list(result.infos),
             )
         assert self.group is not None
         rows = self.group.step(actions)
-        infos = self._pack([row[4] for row in rows])
-        return (
-            *self._batch([row[0] for row in rows]),
+        return self._reply(
+            rows,
+            self._batch([row[0] for row in rows]),
             np.array([row[1] for row in rows], dtype=np.float64),
             np.array([row[2] for row in rows], dtype=bool),
             np.array([row[3] for row in rows], dtype=bool),
-            infos,
+            [row[4] for row in rows],
         )
 
-    def _reset(self, data: Any) -> tuple[Any, ...]:
-        """``(pickled, observations, pickled infos)``; ``data`` is ``(seed, options)`` for a
+    def _reset(self, data: Any) -> tuple[Any, bytes]:
+        """``_reply`` of ``(observations, infos)``; ``data`` is ``(seed, options)`` for a
         slice, one ``(seed, options)`` per sub-env for a group."""
         if self.vec is not None:
             seed, options = data
             result = self.vec.reset(seed=seed, options=options)
-            return (*self._sliced(result.observations), dumps(result.infos))
+            return self._reply([], result.observations, list(result.infos))
         assert self.group is not None
         rows = self.group.reset(data)
-        infos = self._pack([row[1] for row in rows])
-        return (*self._batch([row[0] for row in rows]), infos)
+        return self._reply(rows, self._batch([row[0] for row in rows]), [row[1] for row in rows])
 
     def _get_attr(self, name: str) -> bytes:
         if self.vec is not None:

@@ -368,8 +368,8 @@ class RayVecEnv(VecEnv[Any, Any]):
         return [(s, opts[lo:hi]) for s, (lo, hi) in zip(seeds, self._bounds, strict=True)]
 
     def _reset_result(self, outcomes: list[Any]) -> VecResetResult[Any]:
-        parts = self._results(outcomes)
-        return VecResetResult(self._observations(parts), self._infos(part[2] for part in parts))
+        batches, parts = self._unpack(self._results(outcomes))
+        return VecResetResult(batches, [info for part in parts for info in part[1]])
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -406,13 +406,13 @@ class RayVecEnv(VecEnv[Any, Any]):
         return [items[lo:hi] for lo, hi in self._bounds]
 
     def _step_result(self, outcomes: list[Any]) -> VecStepResult[Any]:
-        parts = self._results(outcomes)
+        batches, parts = self._unpack(self._results(outcomes))
         return VecStepResult(
-            self._observations(parts),
+            batches,
+            np.concatenate([part[1] for part in parts]),
             np.concatenate([part[2] for part in parts]),
             np.concatenate([part[3] for part in parts]),
-            np.concatenate([part[4] for part in parts]),
-            self._infos(part[5] for part in parts),
+            [info for part in parts for info in part[4]],
         )
 
     def step(self, actions: Any) -> VecStepResult[Any]:
@@ -426,18 +426,22 @@ class RayVecEnv(VecEnv[Any, Any]):
         refs = self._submit("step", self._action_chunks(actions))
         return self._step_result(await self._await(refs))
 
-    def _observations(self, parts: list[Any]) -> Any:
-        """The observation batch from the workers' ``(pickled, batch)`` parts, in order."""
-        batches = [pickle.loads(part[1]) if part[0] else part[1] for part in parts]
-        return _join_batches(self.observation_space, batches)
+    def _unpack(self, results: list[tuple[Any, bytes]]) -> tuple[Any, list[Any]]:
+        """The joined observation batch and each worker's unpickled reply, from their
+        ``(batch or None, pickle of (batch or None, ...))``."""
+        parts = [pickle.loads(packed) for _, packed in results]
+        pairs = zip(results, parts, strict=True)
+        batches = [part[0] if batch is None else batch for (batch, _), part in pairs]
+        return _join_batches(self.observation_space, batches), parts
 
     @staticmethod
-    def _infos(packed: Iterable[bytes]) -> list[dict[str, Any]]:
-        return [info for body in packed for info in pickle.loads(body)]
+    def _joined(results: list[bytes]) -> list[Any]:
+        """The workers' pickled lists, unpickled and joined."""
+        return [item for packed in results for item in pickle.loads(packed)]
 
     def get_attr(self, name: str) -> list[Any]:
         """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
-        return self._infos(self._results(self._get(self._submit("get_attr", [name]))))
+        return self._joined(self._results(self._get(self._submit("get_attr", [name]))))
 
     def set_attr(self, name: str, values: Any) -> None:
         """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values.
@@ -454,7 +458,7 @@ class RayVecEnv(VecEnv[Any, Any]):
     def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
         refs = self._submit("call", [(name, args, kwargs)])
-        return self._infos(self._results(self._get(refs)))
+        return self._joined(self._results(self._get(refs)))
 
     # -- shutdown ---------------------------------------------------------------------------
 
