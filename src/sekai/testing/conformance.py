@@ -105,10 +105,11 @@ def _connect_ray(request: Any) -> None:
     import pytest
 
     ray = pytest.importorskip("ray", reason="the ray backend needs Ray: pip install ray")
-    if not ray.is_initialized():
-        ray.init()
+    from sekai.vector._ray_session import join, leave
+
+    if not ray.is_initialized() and join(ray, None):
         scope = request.node.getparent(pytest.Module) or request.node
-        scope.addfinalizer(ray.shutdown)
+        scope.addfinalizer(lambda: leave(ray))
 
 
 def _factory_name(factory: Callable[[], Env[Any, Any]]) -> str:

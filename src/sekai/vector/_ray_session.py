@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import Any
 
@@ -42,10 +44,24 @@ def join(ray: Any, address: str | None) -> bool:
             if not ours:
                 return False
         else:
-            ray.init(address=address)
+            _init(ray, address)
             _OWN.update(users=0, address=address, job=ray.get_runtime_context().get_job_id())
         _OWN["users"] += 1
         return True
+
+
+def _init(ray: Any, address: str | None) -> None:
+    """``ray.init(address=address)``; a Ray started here runs its workers with this process's
+    ``sys.path``, so that they import what it can import (as ``ProcVecEnv``'s workers do)."""
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p or os.curdir) for p in sys.path)
+    try:
+        ray.init(address=address)
+    finally:
+        if previous is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = previous
 
 
 def leave(ray: Any) -> None:

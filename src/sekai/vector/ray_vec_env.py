@@ -110,8 +110,9 @@ class RayVecEnv(VecEnv[Any, Any]):
     The sub-envs are split into ``num_workers`` contiguous groups (None: as many as Ray has
     CPUs, at most ``num_envs``); each group lives in one actor, which runs every call on its
     sub-envs one after another, as ``SyncVecEnv`` does, so results and seeding are
-    ``SyncVecEnv``'s. One call is one round of actor calls; observations of numeric arrays come
-    back through Ray's object store without a copy and are joined in sub-env order.
+    ``SyncVecEnv``'s. One call is one round of actor calls; large observation batches of
+    numeric arrays come back through Ray's object store without a copy, and the batches are
+    joined in sub-env order.
     ``RayVecEnv.from_native`` gives each actor a native vector env of its slice instead.
 
     ``address``: None uses the Ray this process is connected to, else calls ``ray.init()``,
