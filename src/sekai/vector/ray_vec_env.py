@@ -117,8 +117,9 @@ class RayVecEnv(VecEnv[Any, Any]):
 
     ``address``: None uses the Ray this process is connected to, else calls ``ray.init()``,
     which connects to ``RAY_ADDRESS`` or a cluster started with ``ray start`` on this machine,
-    or starts a local Ray; any other value is passed to ``ray.init``. ``close()`` shuts down a
-    Ray that a ``RayVecEnv`` connected to once the last one using it closes.
+    or starts a local Ray (whose workers get this process's ``sys.path``); any other value is
+    passed to ``ray.init``. ``close()`` shuts down a Ray that a ``RayVecEnv`` connected to once
+    the last one using it closes.
     ``worker_options`` go to each actor's ``.options()`` (``num_cpus``, ``num_gpus``,
     ``resources``, ``scheduling_strategy``, ``runtime_env``...); by default an actor holds no
     CPU while it runs (Ray's default for actors), so any number of workers start on one
