@@ -70,7 +70,6 @@ from sekai.vector import (
     AsyncVecEnv,
     NativeVecEnv,
     ProcVecEnv,
-    RayVecEnv,
     SyncVecEnv,
     VecActionWrapper,
     VecEnv,
@@ -86,6 +85,7 @@ from sekai.vector import (
     VecWrapper,
     stack_infos,
 )
+from sekai.vector import RayVecEnv as RayVecEnv  # importable here, outside __all__
 from sekai.wrappers import (
     ActionMaskObservation,
     ActionRepeat,
@@ -151,7 +151,6 @@ __all__ = [
     "SyncVecEnv",
     "AsyncVecEnv",
     "ProcVecEnv",
-    "RayVecEnv",
     "NativeVecEnv",
     "VecStepResult",
     "VecResetResult",

@@ -55,7 +55,9 @@ class RayWorker:
     reported by the first command, ``start``.
     """
 
-    def __init__(self, payload: bytes, first: int, count: int, autoreset: bool, native: bool):
+    def __init__(
+        self, payload: bytes, first: int, count: int, autoreset: bool, native: bool
+    ) -> None:
         self.first = first
         self.group: SubEnvGroup | None = None
         self.vec: VecEnv[Any, Any] | None = None
