@@ -6,16 +6,21 @@ sekai's); gymnasium's AsyncVectorEnv runs one process per sub-env, so it is time
 Then the ``Drift`` env of the vector-environments guide at 1024 sub-envs, native
 (``DriftVecEnv``) vs ``SyncVecEnv``, and the cost of a native step in µs with and without
 reading ``infos`` (which builds the per-sub-env dicts) and under a stack of vector wrappers.
+Last, where Ray is installed, ``RayVecEnv`` on a local Ray: the round trip of one step with 1
+and 2 workers (one ``Drift`` sub-env each) next to ``ProcVecEnv``'s, then ``ProcVecEnv`` vs
+``RayVecEnv`` at 2 workers and 32 sub-envs, vs ``SyncVecEnv``, on a cheap env (CartPole-v1)
+and on expensive ones (``Busy``, a 1 ms CPU-bound step, and LimitOrderBook-v0).
 Every backend gets the same pre-generated random actions; each figure is the best of
 ``--repeats`` timed runs after a warm-up run.
 
-Usage: ``python benchmarks/vector.py [--steps N] [--repeats R] [--seed S]``
+Usage: ``python benchmarks/vector.py [--steps N] [--repeats R] [--seed S] [--ray-only]``
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,14 +29,15 @@ import numpy as np
 
 import sekai
 from sekai.registry import make_vec
-from sekai.vector import NativeVecEnv, ProcVecEnv, SyncVecEnv
+from sekai.spaces.utils import batch_space
+from sekai.vector import NativeVecEnv, ProcVecEnv, RayVecEnv, SyncVecEnv
 from sekai.vector.wrappers import (
     VecNormalizeObservation,
     VecNormalizeReward,
     VecRecordEpisodeStatistics,
 )
 
-__all__ = ["Drift", "DriftVecEnv", "main", "seconds_per_step"]
+__all__ = ["Busy", "Drift", "DriftVecEnv", "main", "seconds_per_step"]
 
 ENV_ID = "CartPole-v1"
 SIZES = (16, 1024)
@@ -53,6 +59,20 @@ class Drift(sekai.Env):
         self.x += (0.5 if action == 1 else -0.5) + self.rng.normal(0.0, 0.1)
         obs = np.array([np.clip(self.x, -10, 10)], np.float32)
         return sekai.StepResult(obs, -abs(self.x), abs(self.x) > 5, False, {})
+
+
+class Busy(Drift):
+    """``Drift`` whose step also keeps a CPU busy for ``cost`` seconds: an expensive simulator."""
+
+    def __init__(self, cost: float = 1e-3) -> None:
+        super().__init__()
+        self.cost = cost
+
+    def step(self, action: Any) -> sekai.StepResult[Any]:
+        end = time.perf_counter() + self.cost
+        while time.perf_counter() < end:
+            pass
+        return super().step(action)
 
 
 class DriftVecEnv(NativeVecEnv):
@@ -168,15 +188,96 @@ def _table(title: str, rows: Sequence[tuple[str, float | None, float | None]], u
     print()
 
 
+RAY_ENVS = 32
+"""Sub-envs of the Ray comparisons."""
+
+
+def _drift() -> sekai.Env:
+    return sekai.TimeLimit(Drift(), 100)
+
+
+def _busy() -> sekai.Env:
+    return sekai.TimeLimit(Busy(), 100)
+
+
+def _lob() -> sekai.Env:
+    return sekai.make("LimitOrderBook-v0")
+
+
+def _cartpole() -> sekai.Env:
+    return sekai.make(ENV_ID)
+
+
+def _ray_tables(args: argparse.Namespace, rng: np.random.Generator, timing: dict[str, Any]) -> None:
+    """Time ``RayVecEnv`` on a local Ray against ``ProcVecEnv`` and ``SyncVecEnv``."""
+    try:
+        import ray
+    except ImportError:
+        print("ray is not installed: RayVecEnv is not timed (pip install ray).")
+        return
+    ray.init()
+    try:
+        rows: list[tuple[str, float | None, float | None]] = []
+        for workers in (1, 2):
+            actions = rng.integers(0, 2, size=(args.steps * 5, workers))
+            fns = [_drift] * workers
+            build_proc = functools.partial(ProcVecEnv, fns)
+            build_ray = functools.partial(RayVecEnv, fns, num_workers=workers)
+            proc = 1e6 * _time("proc", build_proc, _run_sekai, actions, timing)
+            ray_us = 1e6 * _time("ray", build_ray, _run_sekai, actions, timing)
+            rows += [
+                (f"ProcVecEnv, {workers} worker(s)", proc, 1.0),
+                (f"RayVecEnv, {workers} worker(s)", ray_us, ray_us / proc),
+            ]
+        _table(
+            "Round trip: µs per vector step, one Drift sub-env per worker (ratio vs ProcVecEnv)",
+            rows,
+            "µs/step",
+        )
+        n = RAY_ENVS
+        envs: list[tuple[str, Callable[[], Any], int]] = [
+            (ENV_ID, _cartpole, args.steps * 2),
+            ("Busy (1 ms CPU-bound step)", _busy, max(10, args.steps // 5)),
+            ("LimitOrderBook-v0", _lob, max(10, args.steps // 5)),
+        ]
+        for name, fn, steps in envs:
+            space = batch_space(fn().action_space, n)
+            space.seed(args.seed)
+            samples = np.array([space.sample() for _ in range(steps)])
+            fns = [fn] * n
+            builders: list[tuple[str, Callable[[], Any]]] = [
+                ("SyncVecEnv", functools.partial(SyncVecEnv, fns)),
+                ("ProcVecEnv (2 workers)", functools.partial(ProcVecEnv, fns, num_workers=2)),
+                ("RayVecEnv (2 workers)", functools.partial(RayVecEnv, fns, num_workers=2)),
+            ]
+            rates = {
+                label: n / _time(label, build, _run_sekai, samples, timing)
+                for label, build in builders
+            }
+            sync = rates["SyncVecEnv"]
+            _table(
+                f"{name}, {n} sub-envs, {steps} vector steps (ratio vs SyncVecEnv)",
+                [(label, rate, rate / sync) for label, rate in rates.items()],
+                "env-steps/s",
+            )
+    finally:
+        ray.shutdown()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run every timing and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200, help="timed vector steps per run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs; the best counts")
     parser.add_argument("--seed", type=int, default=0, help="env and action seed")
+    parser.add_argument("--ray-only", action="store_true", help="time the Ray backend only")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     timing = {"seed": args.seed, "repeats": args.repeats}
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)\n")
+    if args.ray_only:
+        _ray_tables(args, rng, timing)
+        return
 
     for n in SIZES:
         # Small batches are cheap: give them more steps so each run lasts long enough.
@@ -274,6 +375,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         ],
         "µs/step",
     )
+    _ray_tables(args, rng, timing)
 
 
 if __name__ == "__main__":

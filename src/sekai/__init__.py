@@ -85,6 +85,7 @@ from sekai.vector import (
     VecWrapper,
     stack_infos,
 )
+from sekai.vector import RayVecEnv as RayVecEnv  # importable here, outside __all__
 from sekai.wrappers import (
     ActionMaskObservation,
     ActionRepeat,

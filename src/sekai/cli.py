@@ -72,11 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--num-envs", type=_positive_int, default=1, help="sub-envs per call")
     bench.add_argument(
         "--mode",
-        choices=("auto", "native", "sync", "async", "proc"),
+        choices=("auto", "native", "sync", "async", "proc", "ray"),
         default="auto",
         help="vectorisation mode (auto: native when the env has one, else sync)",
     )
-    bench.add_argument("--workers", type=_positive_int, default=None, help="proc workers")
+    bench.add_argument(
+        "--workers", type=_positive_int, default=None, help="worker processes of proc or ray"
+    )
     bench.add_argument("--seed", type=_non_negative_int, default=0)
     bench.add_argument("--quiet", action="store_true", help=_QUIET_HELP)
     return parser
@@ -159,13 +161,13 @@ def _bench(args: argparse.Namespace) -> int:
     import sekai
     from sekai.utils.progress import Progress
 
-    if args.workers is not None and args.mode != "proc":
-        print("error: --workers applies to --mode proc only", file=sys.stderr)
+    if args.workers is not None and args.mode not in ("proc", "ray"):
+        print("error: --workers applies to --mode proc or ray only", file=sys.stderr)
         return 2
     if args.mode == "native" and sekai.spec(args.env_id).vector_entry_point is None:
         print(
             f"error: {args.env_id} has no native vector implementation; "
-            "use --mode sync, async or proc",
+            "use --mode sync, async, proc or ray",
             file=sys.stderr,
         )
         return 2

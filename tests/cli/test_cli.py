@@ -140,9 +140,18 @@ def test_bench_sync_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and match is not None and match["label"] == "SyncVecEnv x3"
 
 
+def test_bench_ray_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ray")
+    argv = ("bench", "CartPole-v1", "--mode", "ray", "--workers", "2", "--num-envs", "4")
+    code, out, _ = run(capsys, *argv, "--steps", "20")
+    match = BENCH_LINE.match(out.strip())
+    assert code == 0 and match is not None
+    assert (match["label"], match["total"]) == ("RayVecEnv x4", "80")
+
+
 def test_bench_workers_need_proc(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "bench", "CartPole-v1", "--workers", "2")
-    assert (code, err) == (2, "error: --workers applies to --mode proc only\n")
+    assert (code, err) == (2, "error: --workers applies to --mode proc or ray only\n")
 
 
 def test_bench_native_without_vector_entry_point(capsys: pytest.CaptureFixture[str]) -> None:

@@ -107,7 +107,7 @@ def test_bench_workers_checked_before_the_env_is_looked_up(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, _, err = run(capsys, "bench", "NoSuchEnv-v0", "--workers", "2", "--mode", "sync")
-    assert (code, err) == (2, "error: --workers applies to --mode proc only\n")
+    assert (code, err) == (2, "error: --workers applies to --mode proc or ray only\n")
 
 
 def test_bench_closes_the_env_when_reset_fails(

@@ -20,13 +20,14 @@ def test_bench_native_names_the_bare_id_before_the_hint(
     code, out, err = run(capsys, "bench", env_id, "--mode", "native", "--num-envs", "4")
     assert (code, out) == (2, "")
     assert err == (
-        f"error: {env_id} has no native vector implementation; use --mode sync, async or proc\n"
+        f"error: {env_id} has no native vector implementation; "
+        "use --mode sync, async, proc or ray\n"
     )
 
 
 def test_bench_native_checks_workers_first(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "bench", "CartPole-v1", "--mode", "native", "--workers", "2")
-    assert (code, err) == (2, "error: --workers applies to --mode proc only\n")
+    assert (code, err) == (2, "error: --workers applies to --mode proc or ray only\n")
 
 
 def test_bench_native_unknown_id_is_a_registry_error(capsys: pytest.CaptureFixture[str]) -> None:

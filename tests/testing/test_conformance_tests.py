@@ -56,9 +56,9 @@ def test_cases_cover_every_check_of_ids_and_the_env_checks_of_factories() -> Non
     ids = [param.id for param in _params(conformance_tests(["Trading-v0", Walk]))]
     assert ids[:4] == [f"Trading-v0-{check}" for check in CONFORMANCE_CHECKS[:4]]
     backends = [i for i in ids if i.startswith("Trading-v0-vector_backends-")]
-    assert len(backends) == 10 and "Trading-v0-vector_backends-native-no_autoreset" in backends
+    assert len(backends) == 12 and "Trading-v0-vector_backends-native-no_autoreset" in backends
     walk = [i for i in ids if i.startswith("Walk-")]
-    assert walk[:2] == ["Walk-check_env", "Walk-async"] and len(walk) == 2 + 8
+    assert walk[:2] == ["Walk-check_env", "Walk-async"] and len(walk) == 2 + 10
     assert "Walk-vector_backends-native-autoreset" not in walk
 
 
@@ -66,7 +66,7 @@ def test_a_failing_check_raises_with_its_problems() -> None:
     test = conformance_tests([InPlaceWalk], checks=("check_env",))
     (param,) = _params(test)
     with pytest.raises(AssertionError, match="mutated a previously returned observation"):
-        test(*param.values)
+        test(*param.values, request=None)  # pytest's request is only used by ray cases
 
 
 def test_checks_and_envs_are_validated() -> None:

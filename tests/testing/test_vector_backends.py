@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
+import cloudpickle
 import numpy as np
 import pytest
 
 import sekai
 from sekai.testing import check_vector_backends
+from sekai.testing.vector_backends import _resolve_backends
 from sekai.vector import NativeVecEnv
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # for the Ray workers
+DRIVER = os.getpid()
 
 
 class Walk(sekai.Env):
@@ -34,6 +41,14 @@ class Walk(sekai.Env):
 
 class Biased(Walk):
     bias = 1.0
+
+
+class RemoteBiased(Walk):
+    """Biased in every process but this one."""
+
+    @property
+    def bias(self) -> float:  # type: ignore[override]
+        return float(os.getpid() != DRIVER)
 
 
 class WalkVecEnv(NativeVecEnv):
@@ -119,3 +134,21 @@ def test_checker_reports_exceptions_and_rejects_bad_arguments() -> None:
         check_vector_backends(Walk, backends=("native",))
     with pytest.raises(ValueError, match="native"):
         check_vector_backends("CartPole-v1", backends=("native",))
+
+
+def test_checker_runs_ray_while_connected_and_compares_native_slices_in_structure() -> None:
+    ray = pytest.importorskip("ray")
+    assert "ray" not in _resolve_backends(Walk, None, None)
+    ray.init(num_cpus=2)
+    try:
+        local = ["sync", "async", "proc", "proc_no_shm"]
+        assert _resolve_backends(Walk, None, None) == [*local, "ray"]
+        kwargs: dict[str, Any] = {"backends": ("sync", "ray"), "ray_kwargs": {"num_workers": 2}}
+        assert check_vector_backends(Walk, **kwargs) == []
+        problems = check_vector_backends(RemoteBiased, autoreset=True, **kwargs)
+        assert len(problems) == 1
+        assert problems[0].startswith("[sync vs ray, autoreset=True] step #1.1: rewards: ")
+        cut = {"max_episode_steps": 5}
+        assert check_vector_backends("Portfolio-v0", n_steps=8, env_kwargs=cut, **kwargs) == []
+    finally:
+        ray.shutdown()

@@ -95,7 +95,7 @@ def test_native_errors(ids: None) -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match=r"\['native', 'sync', 'async', 'proc'\]"):
+    with pytest.raises(ValueError, match=r"\['native', 'sync', 'async', 'proc', 'ray'\]"):
         make_vec("CartPole-v1", 2, vectorization_mode="threads")
     with pytest.raises(ValueError, match="num_envs"):
         make_vec("CartPole-v1", 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import importlib
 import inspect
 import re
@@ -28,7 +29,7 @@ from sekai.core.spec import (
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.rendering import Renderer
 from sekai.utils.validation import check_int
-from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
+from sekai.vector import AsyncVecEnv, ProcVecEnv, RayVecEnv, SyncVecEnv, VecEnv
 from sekai.wrappers.common import TimeLimit
 
 __all__ = [
@@ -391,7 +392,7 @@ def make(
     return default_registry.make(id, max_episode_steps=max_episode_steps, **kwargs)
 
 
-_VECTORIZATION_MODES = ["native", "sync", "async", "proc"]
+_VECTORIZATION_MODES = ["native", "sync", "async", "proc", "ray"]
 
 
 def _per_sub_env(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -436,6 +437,8 @@ def make_vec(
     ``vector_entry_point``; ``"sync"``, ``"async"`` and ``"proc"`` build the VecEnv of that
     name from ``make()``d sub-envs, each wrapped by ``wrappers`` in order; each sub-env gets
     its own copy of every ``PerSubEnv`` keyword argument (such as a stateful episode sampler).
+    ``"ray"`` builds a ``RayVecEnv``: where native would apply, each worker runs the native
+    vector env of its slice (``RayVecEnv.from_native``), else a group of such sub-envs.
     None picks native when the entry has one and no per-sub-env wrappers apply, else sync.
     ``vector_kwargs`` go to the VecEnv constructor, other keyword arguments
     (``max_episode_steps`` included) to the env. The result's ``spec`` records the merged
@@ -453,9 +456,10 @@ def make_vec(
     steps = found.max_episode_steps if override is None else (None if override == -1 else override)
     wrapper_fns = tuple(wrappers)
     mode = "native" if vectorization_mode == "vector_entry_point" else vectorization_mode
+    native = found.vector_entry_point is not None
+    native_applies = native and not wrapper_fns and not found.additional_wrappers
     if mode is None:
-        native = found.vector_entry_point is not None
-        mode = "native" if native and not wrapper_fns and not found.additional_wrappers else "sync"
+        mode = "native" if native_applies else "sync"
     if mode not in _VECTORIZATION_MODES:
         raise ValueError(
             f"vectorization_mode must be one of {_VECTORIZATION_MODES} (or None), "
@@ -464,11 +468,16 @@ def make_vec(
     merged = {**found.kwargs, **env_kwargs}
     extra = dict(vector_kwargs or {})
     vec: Any
-    if mode == "native":
+    if mode == "ray" and native_applies:
+        factory = _resolve(found.vector_entry_point, f"Vector entry point of {found.id!r}")
+        limit = {} if steps is None else {"max_episode_steps": steps}
+        make_slice = functools.partial(factory, **merged, **limit)
+        vec = RayVecEnv.from_native(make_slice, num_envs, **extra)
+    elif mode == "native":
         if found.vector_entry_point is None:
             raise ValueError(
                 f"{found.id!r} has no native vector implementation (no vector_entry_point); "
-                "use vectorization_mode='sync', 'async' or 'proc'."
+                "use vectorization_mode='sync', 'async', 'proc' or 'ray'."
             )
         if wrapper_fns:
             raise ValueError(
@@ -500,12 +509,8 @@ def make_vec(
             if not _takes_render_mode(creator):  # refused here, before any sub-env is built
                 raise _render_mode_error("make_vec", found.id, merged["render_mode"])
         env_fns = [_sub_env_factory(found, merged, steps, wrapper_fns)] * num_envs
-        if mode == "sync":
-            vec = SyncVecEnv(env_fns, **extra)
-        elif mode == "async":
-            vec = AsyncVecEnv(env_fns, **extra)
-        else:
-            vec = ProcVecEnv(env_fns, **extra)
+        backends = {"sync": SyncVecEnv, "async": AsyncVecEnv, "proc": ProcVecEnv, "ray": RayVecEnv}
+        vec = backends[mode](env_fns, **extra)
     vec.spec = dataclasses.replace(found, kwargs=merged, max_episode_steps=steps)
     return vec
 

@@ -28,8 +28,9 @@ _ID_ONLY = frozenset({"spec", "time_limit"})
 _EPISODE_CUT = 5
 """Episode length in the vector checks, so that every rollout crosses autoresets."""
 _VECTOR_CHECK: dict[str, Any] = {"num_envs": 3, "seed": 7, "n_steps": 12}
-_PROC_KWARGS: dict[str, dict[str, Any]] = {"proc": {"num_workers": 2}, "proc_no_shm": {}}
-"""``proc`` runs two workers (sub-envs 0-1 share one); ``proc_no_shm`` one per sub-env."""
+_WORKERS: dict[str, dict[str, Any]] = {"proc": {"num_workers": 2}, "ray": {"num_workers": 2}}
+"""``proc`` and ``ray`` run two workers (sub-envs 0-1 share one); ``proc_no_shm`` one per
+sub-env."""
 
 EnvSource = str | Callable[[], Env[Any, Any]]
 
@@ -50,7 +51,9 @@ def conformance_tests(
     * ``time_limit``: the registered ``max_episode_steps`` applies, and ``-1`` removes it;
     * ``vector_backends``: ``check_vector_backends`` finds no difference between ``sync`` and
       each other backend (``native`` where the id has a native version), with episodes cut
-      to 5 steps, with and without autoreset.
+      to 5 steps, with and without autoreset. The ``ray`` cases are skipped where Ray is not
+      installed; they use the Ray this process is connected to, else the first of them in a
+      test module starts a local one, shut down when the module's tests end.
 
     ``spec`` and ``time_limit`` apply to registered ids only and are left out for factories.
     pytest is imported when this is called.
@@ -64,7 +67,9 @@ def conformance_tests(
     cases = [case for env in envs for case in _cases(env, chosen)]
 
     @pytest.mark.parametrize("case", [pytest.param(case, id=case.id) for case in cases])
-    def test_conformance(case: _Case) -> None:
+    def test_conformance(case: _Case, request: pytest.FixtureRequest) -> None:
+        if case.backend == "ray":
+            _connect_ray(request)
         case.run()
 
     return test_conformance
@@ -92,6 +97,19 @@ class _Case:
             _check_backend(self.env, self.backend, self.autoreset)
         else:
             _SINGLE_CHECKS[self.check](self.env)
+
+
+def _connect_ray(request: Any) -> None:
+    """Skip without Ray; else start a local Ray, shut down at the end of the test module,
+    unless this process is connected to one."""
+    import pytest
+
+    ray = pytest.importorskip("ray", reason="the ray backend needs Ray: pip install ray")
+    from sekai.vector._ray_session import join, leave
+
+    if not ray.is_initialized() and join(ray, None):
+        scope = request.node.getparent(pytest.Module) or request.node
+        scope.addfinalizer(lambda: leave(ray))
 
 
 def _factory_name(factory: Callable[[], Env[Any, Any]]) -> str:
@@ -210,7 +228,8 @@ def _check_backend(env: EnvSource, backend: str, autoreset: bool) -> None:
         backends=("sync",) if backend == "sync" else ("sync", backend),
         autoreset=autoreset,
         env_kwargs=env_kwargs,
-        proc_kwargs=_PROC_KWARGS.get(backend),
+        proc_kwargs=_WORKERS.get(backend) if backend.startswith("proc") else None,
+        ray_kwargs=_WORKERS.get(backend) if backend == "ray" else None,
         **_VECTOR_CHECK,
     )
     assert problems == [], "\n".join(problems)

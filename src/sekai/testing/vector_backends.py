@@ -7,6 +7,7 @@ others. Backends are imported only when a check runs.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Number
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["VECTOR_BACKENDS", "check_vector_backends"]
 
-VECTOR_BACKENDS = ("native", "sync", "async", "proc", "proc_no_shm")
+VECTOR_BACKENDS = ("native", "sync", "async", "proc", "proc_no_shm", "ray")
 """Backend names ``check_vector_backends`` knows; ``proc_no_shm`` is ``ProcVecEnv`` with
-``shared_memory=False``."""
+``shared_memory=False``, ``ray`` is ``RayVecEnv``."""
 
 
 @dataclass
@@ -30,6 +31,8 @@ class _Rollout:
     """One backend's results: ``("reset", obs, infos)``, ``("step", obs, r, te, tr, infos)``."""
 
     name: str
+    per_env: bool = True
+    """Whether sub-envs are seeded one by one (else one generator seeds a native slice)."""
     events: list[tuple[Any, ...]] = field(default_factory=list)
     observation_space: Any = None
     action_space: Any = None
@@ -45,6 +48,7 @@ class _Setup:
     n_steps: int
     env_kwargs: Mapping[str, Any]
     proc_kwargs: Mapping[str, Any]
+    ray_kwargs: Mapping[str, Any]
     native: Callable[..., VecEnv[Any, Any]] | None
 
 
@@ -56,6 +60,8 @@ def _build(setup: _Setup, backend: str, autoreset: bool) -> VecEnv[Any, Any]:
         vector_kwargs.update(setup.proc_kwargs)
         if backend == "proc_no_shm":
             vector_kwargs["shared_memory"] = False
+    elif backend == "ray":
+        vector_kwargs.update(setup.ray_kwargs)
     mode = "proc" if backend == "proc_no_shm" else backend
     if isinstance(env, str):
         from sekai.registry.registry import make_vec
@@ -79,6 +85,10 @@ def _build(setup: _Setup, backend: str, autoreset: bool) -> VecEnv[Any, Any]:
         from sekai.vector.async_vec_env import AsyncVecEnv
 
         return AsyncVecEnv(fns, **vector_kwargs)
+    if mode == "ray":
+        from sekai.vector.ray_vec_env import RayVecEnv
+
+        return RayVecEnv(fns, **vector_kwargs)
     from sekai.vector.proc_vec_env import ProcVecEnv
 
     return ProcVecEnv(fns, **vector_kwargs)
@@ -117,6 +127,7 @@ def _run(setup: _Setup, backend: str, autoreset: bool, seed: int) -> _Rollout:
     vec = None
     try:
         vec = _build(setup, backend, autoreset)
+        rollout.per_env = backend != "native" and not getattr(vec, "native_slices", False)
         _record(vec, rollout, seed, setup.n_steps)
     except Exception as e:
         rollout.error = f"raised {type(e).__name__}: {e}"
@@ -306,7 +317,8 @@ def _resolve_backends(
     else:
         raise TypeError(f"env must be a registered id or an env factory, got {env!r}.")
     if backends is None:
-        return [b for b in VECTOR_BACKENDS if b != "native" or has_native]
+        applies = {"native": has_native, "ray": _ray_running()}
+        return [b for b in VECTOR_BACKENDS if applies.get(b, True)]
     chosen = list(dict.fromkeys(backends))
     unknown = [b for b in chosen if b not in VECTOR_BACKENDS]
     if unknown:
@@ -316,6 +328,12 @@ def _resolve_backends(
     if not chosen:
         raise ValueError("backends must name at least one backend.")
     return chosen
+
+
+def _ray_running() -> bool:
+    """Whether this process is connected to Ray (without importing it)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and bool(ray.is_initialized())
 
 
 def check_vector_backends(
@@ -328,6 +346,7 @@ def check_vector_backends(
     autoreset: bool | Iterable[bool] = (True, False),
     env_kwargs: Mapping[str, Any] | None = None,
     proc_kwargs: Mapping[str, Any] | None = None,
+    ray_kwargs: Mapping[str, Any] | None = None,
     native: Callable[..., VecEnv[Any, Any]] | None = None,
     ignore_info_keys: Collection[str] = (),
 ) -> list[str]:
@@ -336,16 +355,18 @@ def check_vector_backends(
     ``env`` is a registered id (built with ``make_vec``, ``env_kwargs`` passed on) or a
     zero-argument env factory (``native``, if given, builds its native VecEnv as
     ``native(num_envs=..., autoreset=..., **env_kwargs)``). ``backends`` default to every
-    name of ``VECTOR_BACKENDS`` that applies ("native" only where a native version exists);
-    ``proc_kwargs`` go to ``ProcVecEnv`` (e.g. ``num_workers``).
+    name of ``VECTOR_BACKENDS`` that applies ("native" only where a native version exists,
+    "ray" only while this process is connected to Ray); ``proc_kwargs`` go to ``ProcVecEnv``,
+    ``ray_kwargs`` to ``RayVecEnv`` (e.g. ``num_workers``).
 
     For each autoreset mode, every backend is reset with ``seed``, then with None, then with
     a list of ``num_envs`` seeds, taking ``n_steps`` steps of the same random actions (a
     ``batch_action_space`` seeded with ``seed``) after each reset. Each backend must keep the
     ``VecEnv`` contract (shapes, dtypes, observations in the space, ``final_observation`` /
-    ``final_info`` / ``reset_info`` on autoreset, frozen sub-envs without it). Sync, async and
-    proc seed sub-envs alike, so their observations, rewards, flags and infos must be
-    identical (the first backend is the reference). A native env draws from one generator:
+    ``final_info`` / ``reset_info`` on autoreset, frozen sub-envs without it). Sync, async,
+    proc and ray seed sub-envs alike, so their observations, rewards, flags and infos must be
+    identical (the first backend is the reference). A native env draws from one generator
+    (and so does each slice of "ray" for an id with a native version, see ``make_vec``):
     it is compared value for value only if its rollout does not depend on the seed, otherwise
     only in structure (spaces, shapes, dtypes, info keys and value types of sub-envs in the
     same state). Info keys in ``ignore_info_keys`` (e.g. timings) are skipped at any depth.
@@ -356,7 +377,15 @@ def check_vector_backends(
     modes = [autoreset] if isinstance(autoreset, bool) else list(autoreset)
     if num_envs < 1 or n_steps < 1:
         raise ValueError(f"num_envs and n_steps must be >= 1, got {num_envs} and {n_steps}.")
-    setup = _Setup(env, num_envs, n_steps, dict(env_kwargs or {}), dict(proc_kwargs or {}), native)
+    setup = _Setup(
+        env,
+        num_envs,
+        n_steps,
+        dict(env_kwargs or {}),
+        dict(proc_kwargs or {}),
+        dict(ray_kwargs or {}),
+        native,
+    )
     ignore = frozenset(ignore_info_keys)
     problems: list[str] = []
     for mode in modes:
@@ -371,12 +400,12 @@ def check_vector_backends(
                     continue
                 rollout.error = found
             problems.append(f"[{name}, {tag}] {rollout.error}")
-        per_env = [r for r in rollouts if r.name != "native"]
+        per_env = [r for r in rollouts if r.per_env]
         for r in rollouts:
             ref = per_env[0] if per_env else None
             if ref is None or r is ref:
                 continue
-            exact = r.name != "native" or _seed_independent(setup, bool(mode), seed, r, ignore)
+            exact = r.per_env or _seed_independent(setup, bool(mode), seed, r, ignore)
             found = _compare(ref, r, exact, ignore)
             if found:
                 how = "" if exact else " (structure)"
@@ -387,6 +416,6 @@ def check_vector_backends(
 def _seed_independent(
     setup: _Setup, autoreset: bool, seed: int, rollout: _Rollout, ignore: Collection[str]
 ) -> bool:
-    """Whether the native rollout is the same with another seed (deterministic dynamics)."""
-    again = _run(setup, "native", autoreset, seed + 1_000_003)
+    """Whether a native rollout is the same with another seed (deterministic dynamics)."""
+    again = _run(setup, rollout.name, autoreset, seed + 1_000_003)
     return again.error is None and _compare(rollout, again, True, ignore) is None

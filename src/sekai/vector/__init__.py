@@ -2,12 +2,15 @@
 
 The kit for native envs built on a single env (``TemplateVecEnv``, ``Param``,
 ``float_actions``, ``replace_rows`` of ``sekai.vector.template``) is importable from here as
-well, outside ``__all__``.
+well, outside ``__all__``, and so are ``RayVecEnv`` and ``RayWorkerInfo`` (of
+``sekai.vector.ray_vec_env``; Ray itself is only imported when one is built).
 """
 
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import NativeVecEnv, shared
 from sekai.vector.proc_vec_env import ProcVecEnv
+from sekai.vector.ray_vec_env import RayVecEnv as RayVecEnv
+from sekai.vector.ray_vec_env import RayWorkerInfo as RayWorkerInfo
 from sekai.vector.result import VecResetResult, VecStepResult, stack_infos
 from sekai.vector.sync_vec_env import SyncVecEnv
 from sekai.vector.template import Param as Param

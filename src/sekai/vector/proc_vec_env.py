@@ -55,11 +55,11 @@ _PARENT_ENDS: set[int] = set()
 """File descriptors of the parent's end of every open worker pipe in this process: a forked
 worker closes its copies, so that the death of this process ends every worker's pipe."""
 
-_ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
+ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
 """``iterate`` implementations that split an ndarray batch along its first axis."""
 
 
-def _pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
+def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
     """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
     try:
         return cloudpickle.dumps(fns, PROTOCOL)
@@ -69,7 +69,7 @@ def _pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
         raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
 
 
-def _check_num_workers(num_workers: Any) -> int | None:
+def check_num_workers(num_workers: Any) -> int | None:
     """``num_workers`` checked: None or a positive int."""
     if num_workers is None:
         return None
@@ -83,16 +83,16 @@ def _check_num_workers(num_workers: Any) -> int | None:
     return int(num_workers)
 
 
-def _check_close_timeout(close_timeout: Any) -> float:
-    """``close_timeout`` checked: a positive number of seconds (``inf`` waits for ever)."""
-    if isinstance(close_timeout, bool) or not isinstance(close_timeout, numbers.Real):
+def check_seconds(value: Any, name: str) -> float:
+    """``value`` of argument ``name`` checked: a positive number of seconds (``inf``: no
+    limit)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
-            f"close_timeout must be a positive number of seconds, got {close_timeout!r} "
-            f"({type(close_timeout).__name__})."
+            f"{name} must be a positive number of seconds, got {value!r} ({type(value).__name__})."
         )
-    seconds = float(close_timeout)
+    seconds = float(value)
     if math.isnan(seconds) or seconds <= 0:
-        raise ValueError(f"close_timeout must be a positive number of seconds, got {seconds}.")
+        raise ValueError(f"{name} must be a positive number of seconds, got {seconds}.")
     return seconds
 
 
@@ -121,11 +121,11 @@ class ProcVecEnv(VecEnv[Any, Any]):
         fns = list(env_fns)
         if not fns:
             raise ValueError("ProcVecEnv needs at least one env factory in env_fns.")
-        workers = _check_num_workers(num_workers)
+        workers = check_num_workers(num_workers)
         self.num_envs = len(fns)
         self.num_workers = self.num_envs if workers is None else min(workers, self.num_envs)
         self.autoreset = bool(autoreset)
-        self.close_timeout = _check_close_timeout(close_timeout)
+        self.close_timeout = check_seconds(close_timeout, "close_timeout")
         self._groups: list[list[int]] = [
             group.tolist() for group in np.array_split(np.arange(self.num_envs), self.num_workers)
         ]
@@ -145,7 +145,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
             resource_tracker.ensure_running()
         try:
             for k, group in enumerate(self._groups):
-                self._start_worker(ctx, k, _pickle_factories([fns[i] for i in group]))
+                self._start_worker(ctx, k, pickle_factories([fns[i] for i in group]))
             self.observation_space, self.action_space = self._gather(0)[0]
             usable = supports_shared_memory(self.observation_space)
             if shared_memory and not usable:
@@ -310,7 +310,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
             isinstance(actions, np.ndarray)
             and actions.ndim
             and len(actions) == self.num_envs
-            and iterate.dispatch(type(self.action_space)) in _ROW_ITERATORS
+            and iterate.dispatch(type(self.action_space)) in ROW_ITERATORS
         ):
             chunks: list[Any] = [actions[lo:hi] for lo, hi in self._bounds]
         else:

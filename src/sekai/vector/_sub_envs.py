@@ -1,0 +1,174 @@
+"""``SubEnvGroup``: the sub-envs a worker of ``ProcVecEnv`` or ``RayVecEnv`` holds (private).
+
+A worker holds sub-envs ``first``, ``first + 1``, ... of the vector env and runs each command
+on every one of them in turn, as ``SyncVecEnv`` does: autoreset (or freezing) included. The
+workers add the transport: a pipe for ``ProcVecEnv``, a Ray actor for ``RayVecEnv``.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import traceback
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import cloudpickle
+
+from sekai.core.result import StepResult, merge_autoreset
+from sekai.vector.vec_env import (
+    build_envs,
+    env_call,
+    env_get_attr,
+    env_set_attr,
+    frozen_step,
+    needs_autoreset,
+)
+
+__all__ = ["PROTOCOL", "Failure", "SubEnvGroup", "describe", "dumps", "failure", "picklable"]
+
+PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+Failure = tuple[int, str, str, str]
+"""What a worker reports of an exception: ``(rank, exc_type, message, traceback)``, the
+arguments of ``VecEnvWorkerError``."""
+
+
+def dumps(obj: Any) -> bytes:
+    """Pickle ``obj``, falling back on cloudpickle for lambdas and local classes."""
+    try:
+        return pickle.dumps(obj, PROTOCOL)
+    except Exception:
+        return cloudpickle.dumps(obj, PROTOCOL)
+
+
+def picklable(obj: Any) -> bool:
+    """Whether ``dumps`` can pickle ``obj``."""
+    try:
+        dumps(obj)
+    except Exception:
+        return False
+    return True
+
+
+def describe(exc: BaseException) -> str:
+    """``str(exc)``, or a note saying that it raised."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
+
+
+def failure(rank: int, exc: BaseException) -> Failure:
+    """The report of ``exc``, raised by sub-env ``rank``."""
+    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return (rank, type(exc).__name__, describe(exc), trace)
+
+
+class SubEnvGroup:
+    """Sub-envs ``first``, ``first + 1``, ... and the commands a worker runs on them.
+
+    Every command runs on each sub-env even after one raised, then raises the first error;
+    ``current`` is then the position in the group of the sub-env that raised it.
+    """
+
+    def __init__(self, first: int, autoreset: bool) -> None:
+        self.first = first
+        self.autoreset = autoreset
+        self.envs: list[Any] = []
+        self.frozen: list[StepResult[Any] | None] = []
+        self.current = 0  # position in the group of the sub-env being handled
+
+    def build(self, payload: bytes) -> None:
+        """Build the sub-envs from ``payload``, the pickled list of their factories."""
+        fns = pickle.loads(payload)
+        builders = [functools.partial(self._build_one, fn) for fn in fns]
+        self.current = -1
+        self.envs = build_envs(builders, self.first)
+        self.frozen = [None] * len(self.envs)
+
+    def _build_one(self, fn: Callable[[], Any]) -> Any:
+        self.current += 1
+        return fn()
+
+    def failure(self, exc: BaseException) -> Failure:
+        """The report of ``exc``, raised by the sub-env at ``current``."""
+        return failure(self.first + self.current, exc)
+
+    def _each(self, fn: Callable[..., Any], *columns: Iterable[Any]) -> list[Any]:
+        """``fn(j, env, *items)`` for every sub-env, even after one raised; then raise the
+        first error (``current`` names its sub-env)."""
+        results = []
+        first_error: tuple[int, Exception] | None = None
+        for j, items in enumerate(zip(self.envs, *columns, strict=True)):
+            self.current = j
+            try:
+                results.append(fn(j, *items))
+            except Exception as exc:
+                if first_error is None:
+                    first_error = (j, exc)
+        if first_error is not None:
+            self.current = first_error[0]
+            raise first_error[1]
+        return results
+
+    def row(self, j: int, obs: Any, *rest: Any) -> tuple[Any, ...]:
+        """Sub-env ``j``'s reply row: its observation, then ``rest``."""
+        return (obs, *rest)
+
+    def closing(self, j: int) -> None:
+        """Called before sub-env ``j`` is closed (nothing here)."""
+
+    def step(self, actions: Iterable[Any]) -> list[tuple[Any, ...]]:
+        """Step each sub-env, resetting or freezing it when its episode ends: one row each,
+        ``(obs, reward, terminated, truncated, info)``."""
+        return self._each(self._step_one, actions)
+
+    def _step_one(self, j: int, env: Any, action: Any) -> tuple[Any, ...]:
+        final = self.frozen[j]
+        if final is not None:
+            result = frozen_step(final)
+        else:
+            result = env.step(action)
+            if needs_autoreset(result):
+                if self.autoreset:
+                    result = merge_autoreset(result, env.reset())
+                else:
+                    self.frozen[j] = result
+        return self.row(
+            j, result.observation, result.reward, result.terminated, result.truncated, result.info
+        )
+
+    def reset(self, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
+        """Reset each sub-env with its ``(seed, options)``; unfreeze them all. One row each,
+        ``(obs, info)``."""
+        self.frozen = [None] * len(self.envs)
+        return self._each(self._reset_one, requests)
+
+    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any]) -> tuple[Any, ...]:
+        result = env.reset(seed=request[0], options=request[1])
+        return self.row(j, result.observation, result.info)
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of each sub-env."""
+        return self._each(lambda j, env: env_get_attr(env, name))
+
+    def set_attr(self, data: tuple[str, list[Any]]) -> None:
+        """Set attribute ``name`` of each sub-env to its value: ``(name, values)``."""
+        name, values = data
+        self._each(lambda j, env, value: env_set_attr(env, name, value), values)
+
+    def call(self, data: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
+        """Call method ``name`` of each sub-env: ``(name, args, kwargs)``."""
+        name, args, kwargs = data
+        return self._each(lambda j, env: env_call(env, name, args, kwargs))
+
+    def close(self, data: None = None) -> None:
+        """Close every sub-env, calling ``closing(j)`` before each; then raise the first
+        error (``current`` names its sub-env)."""
+
+        def close_one(j: int, env: Any) -> None:
+            self.closing(j)
+            env.close()
+
+        self._each(close_one)

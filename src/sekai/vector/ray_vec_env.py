@@ -1,0 +1,543 @@
+"""``RayVecEnv``: sub-envs stepped in parallel by Ray actors, on this machine or a cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import pickle
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
+
+import cloudpickle
+import numpy as np
+
+from sekai._types import SeedType
+from sekai.error import InvalidAction, VecEnvWorkerError
+from sekai.spaces import Box, Dict, Space, Tuple
+from sekai.spaces.utils import concatenate, iterate
+from sekai.utils.seeding import make_seed_sequence
+from sekai.utils.validation import check_int
+from sekai.vector._ray_session import import_ray, join, leave
+from sekai.vector._ray_worker import RayWorker
+from sekai.vector._sub_envs import PROTOCOL, dumps
+from sekai.vector.proc_vec_env import (
+    ROW_ITERATORS,
+    check_num_workers,
+    check_seconds,
+    pickle_factories,
+)
+from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.vec_env import (
+    VecEnv,
+    check_vector_seed,
+    per_env_values,
+    resolve_options,
+    resolve_seeds,
+)
+
+__all__ = ["RayVecEnv", "RayWorkerInfo"]
+
+_STACK_ARRAYS = concatenate.dispatch(Box)
+
+
+class RayWorkerInfo(NamedTuple):
+    """Where a worker of a ``RayVecEnv`` runs: its Ray node, its process and its sub-envs."""
+
+    node_id: str
+    pid: int
+    ranks: range
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+
+def _own_row(row: Any) -> Any:
+    """``row``, or a copy of it if it is a read-only array (one Ray handed over)."""
+    if isinstance(row, np.ndarray) and not row.flags.writeable:
+        return row.copy()
+    return row
+
+
+def _join_batches(space: Space[Any], batches: list[Any]) -> Any:
+    """One batch from the workers' batches, in order: new arrays, through Dict / Tuple."""
+    if isinstance(space, Dict) and all(
+        isinstance(b, dict) and b.keys() == space.spaces.keys() for b in batches
+    ):
+        items = space.spaces.items()
+        return {key: _join_batches(sub, [b[key] for b in batches]) for key, sub in items}
+    if isinstance(space, Tuple) and all(
+        isinstance(b, tuple) and len(b) == len(space.spaces) for b in batches
+    ):
+        return tuple(
+            _join_batches(sub, [b[i] for b in batches]) for i, sub in enumerate(space.spaces)
+        )
+    if concatenate.dispatch(type(space)) is _STACK_ARRAYS and all(
+        isinstance(b, np.ndarray) and b.ndim for b in batches
+    ):
+        return np.concatenate(batches)
+    return concatenate(space, [_own_row(row) for b in batches for row in iterate(space, b)])
+
+
+def _cut(space: Space[Any] | None, batch: Any, bounds: list[tuple[int, int]], n: int) -> Any:
+    """``batch`` cut into rows ``lo:hi`` for each of ``bounds``, through Dict / Tuple; None if
+    a part of it does not hold ``n`` rows."""
+    parts: Any
+    if isinstance(space, Dict) and isinstance(batch, Mapping):
+        parts = {key: _cut(space.spaces.get(key), value, bounds, n) for key, value in batch.items()}
+        if any(part is None for part in parts.values()):
+            return None
+        return [{key: part[k] for key, part in parts.items()} for k in range(len(bounds))]
+    if isinstance(space, Tuple) and isinstance(batch, tuple):
+        if len(batch) != len(space.spaces):
+            return None
+        parts = [_cut(sub, part, bounds, n) for sub, part in zip(space.spaces, batch, strict=True)]
+        if any(part is None for part in parts):
+            return None
+        return [tuple(part[k] for part in parts) for k in range(len(bounds))]
+    if (isinstance(batch, np.ndarray) and batch.ndim) or isinstance(batch, (list, tuple)):
+        return [batch[lo:hi] for lo, hi in bounds] if len(batch) == n else None
+    return None
+
+
+# -- the vector env ---------------------------------------------------------------------------
+
+
+class RayVecEnv(VecEnv[Any, Any]):
+    """Runs the sub-envs in ``num_workers`` Ray actors, each stepping its group of them.
+
+    The sub-envs are split into ``num_workers`` contiguous groups (None: as many as Ray has
+    CPUs, at most ``num_envs``); each group lives in one actor, which runs every call on its
+    sub-envs one after another, as ``SyncVecEnv`` does, so results and seeding are
+    ``SyncVecEnv``'s. One call is one round of actor calls; large observation batches of
+    numeric arrays come back through Ray's object store without a copy, and the batches are
+    joined in sub-env order.
+    ``RayVecEnv.from_native`` gives each actor a native vector env of its slice instead.
+
+    ``address``: None uses the Ray this process is connected to, else calls ``ray.init()``,
+    which connects to ``RAY_ADDRESS`` or a cluster started with ``ray start`` on this machine,
+    or starts a local Ray (whose workers get this process's ``sys.path``); any other value is
+    passed to ``ray.init``. ``close()`` shuts down a Ray that a ``RayVecEnv`` connected to once
+    the last one using it closes.
+    ``worker_options`` go to each actor's ``.options()`` (``num_cpus``, ``num_gpus``,
+    ``resources``, ``scheduling_strategy``, ``runtime_env``...); by default an actor holds no
+    CPU while it runs (Ray's default for actors), so any number of workers start on one
+    machine. ``start_timeout``: seconds to wait for the actors to be placed and build their
+    sub-envs; ``close_timeout``: for them to close their sub-envs before they are killed.
+    """
+
+    num_workers: int
+    native_slices: bool = False
+    """Whether each worker runs a native vector env of its slice (``from_native``)."""
+    _owns_ray: bool = False
+
+    def __init__(
+        self,
+        env_fns: Iterable[Callable[[], Any]],
+        *,
+        num_workers: int | None = None,
+        autoreset: bool = True,
+        address: str | None = None,
+        worker_options: Mapping[str, Any] | None = None,
+        start_timeout: float = 120.0,
+        close_timeout: float = 5.0,
+    ) -> None:
+        fns = list(env_fns)
+        if not fns:
+            raise ValueError("RayVecEnv needs at least one env factory in env_fns.")
+        self._open(
+            len(fns),
+            lambda group: pickle_factories([fns[i] for i in group]),
+            num_workers,
+            autoreset,
+            address,
+            worker_options,
+            start_timeout,
+            close_timeout,
+        )
+
+    @classmethod
+    def from_native(
+        cls,
+        make_slice: Callable[..., VecEnv[Any, Any]],
+        num_envs: int,
+        *,
+        num_workers: int | None = None,
+        autoreset: bool = True,
+        address: str | None = None,
+        worker_options: Mapping[str, Any] | None = None,
+        start_timeout: float = 120.0,
+        close_timeout: float = 5.0,
+    ) -> RayVecEnv:
+        """A ``RayVecEnv`` whose workers each run ``make_slice(num_envs=k, autoreset=...)``,
+        a native vector env of its ``k`` sub-envs, such as a ``NativeVecEnv`` class.
+
+        Slices are seeded apart: ``reset(seed=s)`` seeds slice ``k`` with child ``k`` of
+        ``s`` (``make_seed_sequence(s, num_workers)[k]``); a list of seeds gives each slice
+        its part. ``get_attr`` / ``set_attr`` / ``call`` follow each slice's native rules; an
+        error names the first sub-env of the slice that raised it.
+        """
+        if not callable(make_slice):
+            raise TypeError(f"make_slice must be callable, got {make_slice!r}.")
+        n = check_int(num_envs, "RayVecEnv.from_native: num_envs", low=1)
+        try:
+            payload = cloudpickle.dumps(make_slice, PROTOCOL)
+        except Exception as exc:
+            raise TypeError(f"Cannot pickle make_slice for the workers: {exc}") from exc
+        vec = cls.__new__(cls)
+        vec.native_slices = True
+        vec._open(
+            n,
+            lambda group: payload,
+            num_workers,
+            autoreset,
+            address,
+            worker_options,
+            start_timeout,
+            close_timeout,
+        )
+        return vec
+
+    def _open(
+        self,
+        num_envs: int,
+        payload: Callable[[list[int]], bytes],
+        num_workers: int | None,
+        autoreset: bool,
+        address: str | None,
+        worker_options: Mapping[str, Any] | None,
+        start_timeout: float,
+        close_timeout: float,
+    ) -> None:
+        """Start the actors, each on ``payload(its group)``, and take the spaces."""
+        self._actors: list[Any] = []
+        self.num_envs = num_envs
+        self.autoreset = bool(autoreset)
+        workers = check_num_workers(num_workers)
+        options = _check_worker_options(worker_options)
+        self.start_timeout = check_seconds(start_timeout, "start_timeout")
+        self.close_timeout = check_seconds(close_timeout, "close_timeout")
+        if address is not None and not isinstance(address, str):
+            raise TypeError(f"address must be a str or None, got {type(address).__name__}.")
+        self._dead: dict[int, tuple[str, str]] = {}  # worker -> (Ray error type, Ray's text)
+        self._ray = ray = import_ray()
+        self._owns_ray = join(ray, address)
+        ready: list[int] = []  # workers that built their sub-envs, to close on failure
+        try:
+            if workers is None:
+                workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+            self.num_workers = min(workers, num_envs)
+            split = np.array_split(np.arange(num_envs), self.num_workers)
+            self._groups: list[list[int]] = [group.tolist() for group in split]
+            self._bounds = [(group[0], group[-1] + 1) for group in self._groups]
+            actor = ray.remote(RayWorker).options(**options)
+            for group in self._groups:
+                args = (payload(group), group[0], len(group), self.autoreset, self.native_slices)
+                self._actors.append(actor.remote(*args))
+            outcomes = self._start()
+            ready = [w for w, out in enumerate(outcomes) if isinstance(out, tuple) and out[0]]
+            starts = self._results(outcomes)
+        except BaseException:
+            self.closed = True
+            self._shutdown(ready)
+            raise
+        self.observation_space, self.action_space = starts[0][0], starts[0][1]
+        self._workers = [
+            RayWorkerInfo(node, pid, range(group[0], group[-1] + 1))
+            for (_, _, node, pid), group in zip(starts, self._groups, strict=True)
+        ]
+
+    def _start(self) -> list[Any]:
+        """Every worker's ``start`` outcome (as ``_get``), waiting ``start_timeout`` for them."""
+        ray = self._ray
+        refs = [actor.run.remote("start", None) for actor in self._actors]
+        limit = None if math.isinf(self.start_timeout) else self.start_timeout
+        _, pending = ray.wait(refs, num_returns=len(refs), timeout=limit)
+        if pending:
+            late = [w for w, ref in enumerate(refs) if ref in pending]
+            raise TimeoutError(
+                f"RayVecEnv: workers {late} did not start within start_timeout="
+                f"{self.start_timeout:g} s. Either Ray cannot place them (free resources: "
+                f"{ray.available_resources()}; each worker asks for what worker_options "
+                "say) or building their sub-envs takes longer (raise start_timeout)."
+            )
+        return self._get(refs)
+
+    @property
+    def workers(self) -> list[RayWorkerInfo]:
+        """Each worker's node id, process id and sub-envs, in order."""
+        return list(self._workers)
+
+    # -- one round of actor calls -----------------------------------------------------------
+
+    def _submit(self, command: str, payloads: list[Any]) -> list[Any]:
+        """Send ``command`` to every worker with its payload (one for all if a single one)."""
+        self._check_open()
+        if self._dead:
+            raise self._death_error(min(self._dead))
+        try:
+            bodies = [dumps(payload) for payload in payloads]
+        except Exception as exc:
+            raise TypeError(f"Cannot pickle the {command} payload for the workers: {exc}") from exc
+        if len(bodies) == 1:
+            bodies *= self.num_workers
+        pairs = zip(self._actors, bodies, strict=True)
+        return [actor.run.remote(command, body) for actor, body in pairs]
+
+    def _get(self, refs: list[Any]) -> list[Any]:
+        """Each worker's reply, or the Ray error that stands for it."""
+        ray = self._ray
+        try:
+            return list(ray.get(refs))
+        except ray.exceptions.RayError:
+            pass
+        outcomes: list[Any] = []
+        for ref in refs:
+            try:
+                outcomes.append(ray.get(ref))
+            except ray.exceptions.RayError as exc:
+                outcomes.append(exc)
+        return outcomes
+
+    async def _await(self, refs: list[Any]) -> list[Any]:
+        """``_get`` without blocking the running event loop."""
+        futures = [asyncio.wrap_future(ref.future()) for ref in refs]
+        return list(await asyncio.gather(*futures, return_exceptions=True))
+
+    def _results(self, outcomes: list[Any]) -> list[Any]:
+        """Every worker's result; then raise the lowest failed worker's error."""
+        results = []
+        error: VecEnvWorkerError | None = None
+        for w, outcome in enumerate(outcomes):
+            if isinstance(outcome, BaseException):
+                if not isinstance(outcome, self._ray.exceptions.RayError):
+                    raise outcome
+                found = self._ray_error(w, outcome)
+            elif outcome[0]:
+                results.append(outcome[1])
+                continue
+            else:
+                found = VecEnvWorkerError(*outcome[1])
+            error = error or found
+        if error is not None:
+            raise error
+        return results
+
+    def _ray_error(self, w: int, exc: BaseException) -> VecEnvWorkerError:
+        """The error for worker ``w`` whose call raised ``exc`` in Ray; a lost actor, node or
+        reply marks the worker dead."""
+        errors = self._ray.exceptions
+        lost = (
+            errors.RayActorError,
+            errors.ObjectLostError,
+            errors.ActorUnschedulableError,
+            errors.NodeDiedError,
+        )
+        if isinstance(exc, lost):
+            self._dead[w] = (type(exc).__name__, str(exc))
+            return self._death_error(w)
+        cause = getattr(exc, "cause", None)
+        kind = type(cause if isinstance(cause, BaseException) else exc).__name__
+        return VecEnvWorkerError(self._groups[w][0], kind, str(exc), "")
+
+    def _held(self, w: int) -> str:
+        """The sub-envs of worker ``w``, in words."""
+        group = self._groups[w]
+        return f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
+
+    def _death_error(self, w: int) -> VecEnvWorkerError:
+        """The error reporting that worker ``w`` is gone."""
+        kind, text = self._dead[w]
+        message = f"the Ray worker holding {self._held(w)} died"
+        return VecEnvWorkerError(self._groups[w][0], kind, message, text)
+
+    # -- VecEnv API -------------------------------------------------------------------------
+
+    def _reset_payloads(self, seed: Any, options: Any) -> list[Any]:
+        opts = resolve_options(options, self.num_envs)
+        if not self.native_slices:
+            requests = list(zip(resolve_seeds(seed, self.num_envs), opts, strict=True))
+            return [requests[lo:hi] for lo, hi in self._bounds]
+        seeds: list[Any]
+        if seed is None:
+            seeds = [None] * self.num_workers
+        elif isinstance(seed, list):
+            each = resolve_seeds(seed, self.num_envs)
+            seeds = [each[lo:hi] for lo, hi in self._bounds]
+        else:
+            seeds = make_seed_sequence(check_vector_seed(seed), self.num_workers)
+        return [(s, opts[lo:hi]) for s, (lo, hi) in zip(seeds, self._bounds, strict=True)]
+
+    def _reset_result(self, outcomes: list[Any]) -> VecResetResult[Any]:
+        batches, parts = self._unpack(self._results(outcomes))
+        return VecResetResult(batches, [info for part in parts for info in part[1]])
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Reset every sub-env and unfreeze them all."""
+        self._check_open()
+        refs = self._submit("reset", self._reset_payloads(seed, options))
+        return self._reset_result(self._get(refs))
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """``reset``, awaiting the workers without blocking the event loop."""
+        self._check_open()
+        refs = self._submit("reset", self._reset_payloads(seed, options))
+        return self._reset_result(await self._await(refs))
+
+    def _action_chunks(self, actions: Any) -> list[Any]:
+        """Each worker's part of ``actions``: a sub-batch for a slice, else a list or rows."""
+        n = self.num_envs
+        if self.native_slices:
+            chunks = _cut(self.action_space, actions, self._bounds, n)
+            if chunks is None:
+                raise InvalidAction(actions, self.batch_action_space)
+            return list(chunks)
+        if (
+            isinstance(actions, np.ndarray)
+            and actions.ndim
+            and len(actions) == n
+            and iterate.dispatch(type(self.action_space)) in ROW_ITERATORS
+        ):
+            return [actions[lo:hi] for lo, hi in self._bounds]
+        items = self._split_actions(actions)
+        return [items[lo:hi] for lo, hi in self._bounds]
+
+    def _step_result(self, outcomes: list[Any]) -> VecStepResult[Any]:
+        batches, parts = self._unpack(self._results(outcomes))
+        return VecStepResult(
+            batches,
+            np.concatenate([part[1] for part in parts]),
+            np.concatenate([part[2] for part in parts]),
+            np.concatenate([part[3] for part in parts]),
+            [info for part in parts for info in part[4]],
+        )
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step every sub-env; each worker resets (or freezes) its finished sub-envs."""
+        self._check_open()
+        return self._step_result(self._get(self._submit("step", self._action_chunks(actions))))
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """``step``, awaiting the workers without blocking the event loop."""
+        self._check_open()
+        refs = self._submit("step", self._action_chunks(actions))
+        return self._step_result(await self._await(refs))
+
+    def _unpack(self, results: list[tuple[Any, bytes]]) -> tuple[Any, list[Any]]:
+        """The joined observation batch and each worker's unpickled reply, from their
+        ``(batch or None, pickle of (batch or None, ...))``."""
+        parts = [pickle.loads(packed) for _, packed in results]
+        pairs = zip(results, parts, strict=True)
+        batches = [part[0] if batch is None else batch for (batch, _), part in pairs]
+        return _join_batches(self.observation_space, batches), parts
+
+    @staticmethod
+    def _joined(results: list[bytes]) -> list[Any]:
+        """The workers' pickled lists, unpickled and joined."""
+        return [item for packed in results for item in pickle.loads(packed)]
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
+        return self._joined(self._results(self._get(self._submit("get_attr", [name]))))
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values.
+
+        A native slice is given the one value itself, or its part of the list.
+        """
+        if self.native_slices and not isinstance(values, list):
+            payloads: list[Any] = [(name, values)]
+        else:
+            per_env = per_env_values(name, values, self.num_envs)
+            payloads = [(name, per_env[lo:hi]) for lo, hi in self._bounds]
+        self._results(self._get(self._submit("set_attr", payloads)))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        refs = self._submit("call", [(name, args, kwargs)])
+        return self._joined(self._results(self._get(refs)))
+
+    # -- shutdown ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the sub-envs, kill the actors, and leave Ray; then raise the earliest failure.
+
+        Idempotent.
+        """
+        if self.closed:
+            return
+        self.closed = True
+        error = self._shutdown([w for w in range(self.num_workers) if w not in self._dead])
+        if error is not None:
+            raise error
+
+    def _shutdown(self, live: list[int]) -> VecEnvWorkerError | None:
+        """Ask workers ``live`` to close their sub-envs, kill every actor, leave Ray; return
+        the first failure."""
+        first = None
+        try:
+            if live and self._ray.is_initialized():
+                first = self._close_workers(live)
+        finally:
+            for actor in self._actors:
+                with contextlib.suppress(Exception):
+                    self._ray.kill(actor, no_restart=True)
+            if self._owns_ray:
+                self._owns_ray = False
+                leave(self._ray)
+        return first
+
+    def _close_workers(self, live: list[int]) -> VecEnvWorkerError | None:
+        """Have workers ``live`` close their sub-envs within ``close_timeout``; 1st failure."""
+        ray = self._ray
+        refs = [self._actors[w].run.remote("close", None) for w in live]
+        limit = None if math.isinf(self.close_timeout) else self.close_timeout
+        done, _ = ray.wait(refs, num_returns=len(refs), timeout=limit)
+        first: VecEnvWorkerError | None = None
+        for w, ref in zip(live, refs, strict=True):
+            if ref not in done:
+                warnings.warn(
+                    f"Worker {w} ({self._held(w)}) did not close its sub-envs within "
+                    f"close_timeout={self.close_timeout:g} s: its actor was killed.",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+                continue
+            outcome = self._get([ref])[0]
+            if isinstance(outcome, BaseException):
+                error = self._ray_error(w, outcome)
+            elif not outcome[0]:
+                error = VecEnvWorkerError(*outcome[1])
+            else:
+                continue
+            first = first or error
+        return first
+
+    def __del__(self) -> None:
+        if self.closed or not getattr(self, "_actors", None):
+            return
+        self.closed = True
+        with contextlib.suppress(Exception):  # e.g. at interpreter shutdown
+            self._shutdown([])
+
+
+def _check_worker_options(options: Any) -> dict[str, Any]:
+    """``worker_options`` checked: a mapping of actor options, one call at a time."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            f"worker_options must be a mapping of Ray actor options, got {options!r} "
+            f"({type(options).__name__})."
+        )
+    if options.get("max_concurrency", 1) != 1:
+        raise ValueError(
+            "worker_options: a RayVecEnv worker runs one call at a time, in order; "
+            f"max_concurrency must be 1, got {options['max_concurrency']!r}."
+        )
+    return dict(options)
