@@ -6,6 +6,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar, cast
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sekai._types import SeedType
 from sekai.core.result import StepResult, merge_autoreset
 from sekai.vector.result import VecResetResult, VecStepResult
@@ -63,6 +66,7 @@ class AsyncVecEnv(InProcessVecEnv):
     ) -> VecResetResult[Any]:
         """Reset every sub-env concurrently and unfreeze them all."""
         self._check_open()
+        self._check_idle("reset")
         seeds = resolve_seeds(seed, self.num_envs)
         opts = resolve_options(options, self.num_envs)
         results = await _gather(
@@ -75,12 +79,21 @@ class AsyncVecEnv(InProcessVecEnv):
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env concurrently, resetting (or freezing) finished ones."""
         self._check_open()
+        self._check_idle("step")
         acts = self._split_actions(actions)
         results = await _gather(
             self._step_one(i, env, action)
             for i, (env, action) in enumerate(zip(self.envs, acts, strict=True))
         )
         return self._batch_steps(results)
+
+    def _step_subset(self, ids: NDArray[np.intp], actions: Any) -> VecStepResult[Any]:
+        """Step sub-envs ``ids`` concurrently, on the private event loop."""
+        self._check_no_running_loop("send")
+        acts = self._split_actions(actions, len(ids))
+        indices = ids.tolist()
+        calls = (self._step_one(i, self.envs[i], a) for i, a in zip(indices, acts, strict=True))
+        return self._batch_steps(self._run(_gather(calls)), ids)
 
     async def _step_one(self, index: int, env: Any, action: Any) -> StepResult[Any]:
         final = self._frozen[index]
