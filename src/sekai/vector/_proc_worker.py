@@ -164,12 +164,19 @@ class _Worker:
             j, result.observation, result.reward, result.terminated, result.truncated, result.info
         )
 
-    def reset(self, seq: int, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
-        """Reset each sub-env with its ``(seed, options)``; unfreeze them all."""
-        self.frozen = [None] * len(self.envs)
+    def reset(
+        self, seq: int, requests: list[tuple[Any, Any] | None]
+    ) -> list[tuple[Any, ...] | None]:
+        """Reset and unfreeze each sub-env with its ``(seed, options)``; None leaves it as it is
+        (its row is None)."""
         return self._each(self._reset_one, requests)
 
-    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any]) -> tuple[Any, ...]:
+    def _reset_one(
+        self, j: int, env: Any, request: tuple[Any, Any] | None
+    ) -> tuple[Any, ...] | None:
+        if request is None:
+            return None
+        self.frozen[j] = None
         result = env.reset(seed=request[0], options=request[1])
         return self._row(j, result.observation, result.info)
 
