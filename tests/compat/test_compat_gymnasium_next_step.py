@@ -358,3 +358,41 @@ def test_a_restarted_sub_env_reports_its_reset_info_only() -> None:
     np.testing.assert_array_equal(infos["_timestamp"], [True] * 4)
     np.testing.assert_array_equal(infos["timestamp"] == 0, [False, True, True, True])
     env.close()
+
+
+def test_the_restart_rows_take_every_kind_of_reset_info_entry() -> None:
+    from sekai.compat.gymnasium_vector import _keep_rows, _lay_over
+
+    rows = np.array([False, True, False])
+    step = {
+        "a": np.array([1.0, 2.0, 3.0]),
+        "_a": np.array([True, True, True]),
+        "pair": np.ones((3, 2)),
+        "_pair": np.array([True, True, False]),
+        "deep": {"b": np.array([1, 2, 3]), "_b": np.ones(3, dtype=bool)},
+        "_deep": np.ones(3, dtype=bool),
+        "ragged": np.zeros(3),
+        "_ragged": np.ones(3, dtype=bool),
+    }
+    reset = {
+        "a": np.array([0.0, 9.0, 0.0]),
+        "_a": rows,
+        "pair": np.full((3, 2), 7.0),
+        "_pair": rows,
+        "deep": {"b": np.array([0, 8, 0]), "_b": rows},
+        "_deep": rows,
+        "ragged": np.full((3, 2), 5.0),
+        "_ragged": rows,
+        "new": np.array([None, "x", None], dtype=object),
+        "_new": rows,
+    }
+    out = _lay_over(_keep_rows(step, ~rows), reset)
+    np.testing.assert_array_equal(out["a"], [1.0, 9.0, 3.0])
+    np.testing.assert_array_equal(out["_a"], [True, True, True])
+    np.testing.assert_array_equal(out["pair"], [[1.0, 1.0], [7.0, 7.0], [1.0, 1.0]])
+    np.testing.assert_array_equal(out["_pair"], [True, True, False])
+    np.testing.assert_array_equal(out["deep"]["b"], [1, 8, 3])
+    np.testing.assert_array_equal(out["deep"]["_b"], [True, True, True])
+    assert out["ragged"][0] == 0.0 and list(out["ragged"][1]) == [5.0, 5.0]
+    assert list(out["new"]) == [None, "x", None] and list(out["_new"]) == [False, True, False]
+    np.testing.assert_array_equal(step["_a"], [True, True, True])  # the inputs are unchanged

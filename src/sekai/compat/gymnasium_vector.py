@@ -165,14 +165,14 @@ def _is_mask(key: str, infos: dict[str, Any]) -> bool:
     return key.startswith("_") and key[1:] in infos
 
 
-def _drop_rows(infos: dict[str, Any], rows: NDArray[np.bool_]) -> dict[str, Any]:
-    """Gymnasium's vector ``infos`` with every mask cleared at ``rows`` (nested dicts too)."""
+def _keep_rows(infos: dict[str, Any], keep: NDArray[np.bool_]) -> dict[str, Any]:
+    """Gymnasium's vector ``infos`` with every mask cleared outside ``keep`` (nested too)."""
     out: dict[str, Any] = {}
     for key, value in infos.items():
         if _is_mask(key, infos):
-            out[key] = value & ~rows
+            out[key] = value & keep
         elif isinstance(value, dict):
-            out[key] = _drop_rows(value, rows)
+            out[key] = _keep_rows(value, keep)
         else:
             out[key] = value
     return out
@@ -181,7 +181,9 @@ def _drop_rows(infos: dict[str, Any], rows: NDArray[np.bool_]) -> dict[str, Any]
 def _merge_column(base: NDArray[Any], top: NDArray[Any], mask: NDArray[np.bool_]) -> NDArray[Any]:
     """The entries of ``top`` where ``mask`` is set, of ``base`` elsewhere."""
     if base.shape == top.shape:
-        return np.where(mask.reshape(mask.shape + (1,) * (top.ndim - 1)), top, base)
+        return np.where(
+            mask if top.ndim == 1 else mask.reshape(-1, *[1] * (top.ndim - 1)), top, base
+        )
     column = np.full(len(mask), None, dtype=object)
     for i, picked in enumerate(mask.tolist()):
         column[i] = top[i] if picked else base[i]
@@ -315,7 +317,7 @@ class SekaiToGymnasiumVector(VectorEnv[Any, Any, Any]):
             observations = reset.observations
             rewards = np.where(restart, 0.0, rewards)
             terminated, truncated = terminated & ~restart, truncated & ~restart
-            infos = _lay_over(_drop_rows(infos, restart), vector_infos(reset.infos, n))
+            infos = _lay_over(_keep_rows(infos, ~restart), vector_infos(reset.infos, n))
         self._restart = terminated | truncated
         return observations, rewards, terminated, truncated, infos
 
