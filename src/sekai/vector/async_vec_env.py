@@ -8,6 +8,7 @@ from typing import Any, TypeVar, cast
 
 from sekai._types import SeedType
 from sekai.core.result import StepResult, merge_autoreset
+from sekai.vector.partial_reset import split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     InProcessVecEnv,
@@ -61,8 +62,17 @@ class AsyncVecEnv(InProcessVecEnv):
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[Any]:
-        """Reset every sub-env concurrently and unfreeze them all."""
+        """Reset every sub-env concurrently and unfreeze them all (only the selected ones
+        with a ``reset_mask`` in ``options``)."""
         self._check_open()
+        mask, options = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            indices, seeds = self._partial_requests(mask, seed, options)
+            partial = await _gather(
+                self.envs[i].async_reset(seed=s, options=options)
+                for i, s in zip(indices, seeds, strict=True)
+            )
+            return self._partial_result(indices, partial)
         seeds = resolve_seeds(seed, self.num_envs)
         opts = resolve_options(options, self.num_envs)
         results = await _gather(
@@ -70,7 +80,8 @@ class AsyncVecEnv(InProcessVecEnv):
             for env, s, o in zip(self.envs, seeds, opts, strict=True)
         )
         self._frozen = [None] * self.num_envs
-        return self._batch_resets(results)
+        observed = self._observed = [r.observation for r in results]
+        return VecResetResult(self._batch_observations(observed), [r.info for r in results])
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env concurrently, resetting (or freezing) finished ones."""
@@ -80,6 +91,7 @@ class AsyncVecEnv(InProcessVecEnv):
             self._step_one(i, env, action)
             for i, (env, action) in enumerate(zip(self.envs, acts, strict=True))
         )
+        self._observed = [r.observation for r in results]
         return self._batch_steps(results)
 
     async def _step_one(self, index: int, env: Any, action: Any) -> StepResult[Any]:

@@ -21,11 +21,13 @@ import cloudpickle
 import numpy as np
 
 from sekai._types import SeedType
-from sekai.error import VecEnvWorkerError
+from sekai.core.options import check_options_type
+from sekai.error import ResetRequired, VecEnvWorkerError
 from sekai.spaces import Dict, Space, Tuple
 from sekai.spaces.utils import iterate
 from sekai.vector._proc_worker import PROTOCOL, dumps, frame, worker_main
 from sekai.vector._shared_memory import SharedObservations, supports_shared_memory
+from sekai.vector.partial_reset import PARTIAL_RESET_FIRST, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     VecEnv,
@@ -131,6 +133,8 @@ class ProcVecEnv(VecEnv[Any, Any]):
         ]
         self._bounds = [(group[0], group[-1] + 1) for group in self._groups]
         self._seq = 0  # of the last command; a worker's construction reply is seq 0
+        self._started = False  # whether a full reset has run
+        self._observed: list[Any] = []  # current observations, when they come back pickled
         self._dead: set[int] = set()
         if context is None:
             context = _default_context()
@@ -287,21 +291,34 @@ class ProcVecEnv(VecEnv[Any, Any]):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[Any]:
-        """Reset every sub-env and unfreeze them all."""
+        """Reset every sub-env and unfreeze them all (only the selected ones with a
+        ``reset_mask`` in ``options``)."""
         self._check_open()
-        requests = list(
-            zip(
-                resolve_seeds(seed, self.num_envs),
-                resolve_options(options, self.num_envs),
-                strict=True,
-            )
-        )
+        mask, options = split_reset_mask(options, self.num_envs)
+        seeds = resolve_seeds(seed, self.num_envs)
+        requests: list[tuple[Any, Any] | None]
+        if mask is None:
+            requests = list(zip(seeds, resolve_options(options, self.num_envs), strict=True))
+        elif not self._started:
+            raise ResetRequired(PARTIAL_RESET_FIRST)
+        else:
+            check_options_type(options)
+            selected = mask.tolist()
+            requests = [(s, options) if m else None for s, m in zip(seeds, selected, strict=True)]
         rows = self._rows("reset", [requests[lo:hi] for lo, hi in self._bounds])
+        self._started = True
+        infos = [{} if row is None else row[-1] for row in rows]
         if self._shm is not None:
-            return VecResetResult(self._shm.read(), [row[0] for row in rows])
-        return VecResetResult(
-            self._batch_observations([row[0] for row in rows]), [row[1] for row in rows]
-        )
+            return VecResetResult(self._shm.read(), infos)
+        if mask is None:
+            observed = [row[0] for row in rows]
+        else:
+            observed = [
+                held if row is None else row[0]
+                for held, row in zip(self._observed, rows, strict=True)
+            ]
+        self._observed = observed
+        return VecResetResult(self._batch_observations(observed), infos)
 
     def step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env; each worker resets (or freezes) its finished sub-envs."""
@@ -320,7 +337,8 @@ class ProcVecEnv(VecEnv[Any, Any]):
         if self._shm is not None:
             observations = self._shm.read()
         else:
-            observations = self._batch_observations([row[0] for row in rows])
+            self._observed = [row[0] for row in rows]
+            observations = self._batch_observations(self._observed)
         return VecStepResult(
             observations,
             np.array([row[-4] for row in rows], dtype=np.float64),

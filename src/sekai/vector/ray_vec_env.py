@@ -22,6 +22,7 @@ from sekai.utils.validation import check_int
 from sekai.vector._ray_session import import_ray, join, leave
 from sekai.vector._ray_worker import RayWorker
 from sekai.vector._sub_envs import PROTOCOL, dumps
+from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
 from sekai.vector.proc_vec_env import (
     ROW_ITERATORS,
     check_num_workers,
@@ -378,7 +379,7 @@ class RayVecEnv(VecEnv[Any, Any]):
     ) -> VecResetResult[Any]:
         """Reset every sub-env and unfreeze them all."""
         self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, options))
+        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
         return self._reset_result(self._get(refs))
 
     async def async_reset(
@@ -386,8 +387,18 @@ class RayVecEnv(VecEnv[Any, Any]):
     ) -> VecResetResult[Any]:
         """``reset``, awaiting the workers without blocking the event loop."""
         self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, options))
+        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
         return self._reset_result(await self._await(refs))
+
+    def _whole(self, options: Any) -> Any:
+        """``options`` of a reset of every sub-env; a mask selecting only some is refused."""
+        mask, rest = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            raise ValueError(
+                "RayVecEnv resets all its sub-envs: options['reset_mask'] selecting only some "
+                "is not supported; reset them all, or use ProcVecEnv for partial resets."
+            )
+        return rest if isinstance(options, Mapping) and RESET_MASK in options else options
 
     def _action_chunks(self, actions: Any) -> list[Any]:
         """Each worker's part of ``actions``: a sub-batch for a slice, else a list or rows."""
