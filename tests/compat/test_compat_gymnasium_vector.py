@@ -192,11 +192,28 @@ def test_gymnasiums_clip_action_and_normalize_reward_apply() -> None:
     scaled.close()
 
 
-def test_observation_normalisation_is_sekais_under_same_step_autoreset() -> None:
+def test_observation_wrappers_refuse_same_step_and_take_next_step() -> None:
     # gymnasium's observation wrappers refuse SAME_STEP envs (their final_obs would be left
-    # untransformed); sekai's VecNormalizeObservation under the bridge normalises both.
+    # untransformed) and take the next-step bridge of a sekai env built with autoreset=False.
+    same_step = to_gymnasium_vector(sekai.make_vec("CartPole-v1", 2))
     with pytest.raises(ValueError, match="NEXT_STEP or DISABLED"):
-        gym_wrappers.NormalizeObservation(to_gymnasium_vector(sekai.make_vec("CartPole-v1", 2)))
+        gym_wrappers.NormalizeObservation(same_step)
+    same_step.close()
+    frozen = sekai.make_vec("CartPole-v1", 2, vector_kwargs={"autoreset": False})
+    wrapped = gym_wrappers.NormalizeObservation(
+        to_gymnasium_vector(frozen, autoreset_mode="next_step")
+    )
+    obs, _ = wrapped.reset(seed=0)
+    assert wrapped.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    for _ in range(100):
+        obs, *_ = wrapped.step(np.ones(2, dtype=np.int64))
+    assert obs.shape == (2, 4) and wrapped.obs_rms.count > 100
+    wrapped.close()
+
+
+def test_observation_normalisation_is_sekais_under_same_step_autoreset() -> None:
+    # sekai's VecNormalizeObservation under the same-step bridge normalises both the
+    # observations and final_obs.
     normalised = sekai.VecNormalizeObservation(sekai.make_vec("CartPole-v1", 4))
     bridge = to_gymnasium_vector(normalised)
     try:

@@ -95,9 +95,12 @@ def from_gymnasium(env: Any) -> GymnasiumToSekai:
     return _bridge("gymnasium").GymnasiumToSekai(env)
 
 
-def to_gymnasium_vector(vec: VecEnv[Any, Any]) -> SekaiToGymnasiumVector:
-    """The sekai ``VecEnv`` ``vec`` as a ``gymnasium.vector.VectorEnv``."""
-    return _bridge("gymnasium_vector").to_gymnasium_vector(vec)
+def to_gymnasium_vector(
+    vec: VecEnv[Any, Any], *, autoreset_mode: Any = "same_step"
+) -> SekaiToGymnasiumVector:
+    """``vec`` as a ``gymnasium.vector.VectorEnv`` (see ``sekai.compat.gymnasium_vector``);
+    ``autoreset_mode``: ``"same_step"``, ``"next_step"`` or ``"disabled"``."""
+    return _bridge("gymnasium_vector").to_gymnasium_vector(vec, autoreset_mode=autoreset_mode)
 
 
 def register_gymnasium() -> list[str]:

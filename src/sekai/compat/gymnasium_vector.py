@@ -1,8 +1,11 @@
 """A sekai ``VecEnv`` seen as a ``gymnasium.vector.VectorEnv``.
 
 Sekai's vector envs reset finished sub-envs in the step that ends them, which is gymnasium's
-``AutoresetMode.SAME_STEP``: the bridge declares it in ``metadata["autoreset_mode"]`` and
-repacks sekai's results and infos into gymnasium's conventions.
+``AutoresetMode.SAME_STEP``, the bridge's default. Built with ``autoreset=False`` (finished
+sub-envs freeze), a sekai env also gives gymnasium's ``NEXT_STEP`` mode, the bridge restarting
+the sub-envs that finished at the previous step with a partial reset, and ``DISABLED``. The
+bridge declares its mode in ``metadata["autoreset_mode"]`` and repacks sekai's results and
+infos into gymnasium's conventions.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from numpy.typing import NDArray
 
 from sekai.compat.gymnasium import space_to_gymnasium
 from sekai.vector.lazy_infos import LazyInfos
+from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
 from sekai.vector.vec_env import VecEnv
 
 __all__ = ["SekaiToGymnasiumVector", "to_gymnasium_vector", "vector_infos"]
@@ -156,59 +160,166 @@ def vector_infos(infos: Sequence[dict[str, Any]], n: int) -> dict[str, Any]:
     return _from_dicts(infos, n)
 
 
+def _is_mask(key: str, infos: dict[str, Any]) -> bool:
+    """Whether ``key`` of gymnasium's vector ``infos`` is the mask of another key."""
+    return key.startswith("_") and key[1:] in infos
+
+
+def _keep_rows(infos: dict[str, Any], keep: NDArray[np.bool_]) -> dict[str, Any]:
+    """Gymnasium's vector ``infos`` with every mask cleared outside ``keep`` (nested too)."""
+    out: dict[str, Any] = {}
+    for key, value in infos.items():
+        if _is_mask(key, infos):
+            out[key] = value & keep
+        elif isinstance(value, dict):
+            out[key] = _keep_rows(value, keep)
+        else:
+            out[key] = value
+    return out
+
+
+def _merge_column(base: NDArray[Any], top: NDArray[Any], mask: NDArray[np.bool_]) -> NDArray[Any]:
+    """The entries of ``top`` where ``mask`` is set, of ``base`` elsewhere."""
+    if base.shape == top.shape:
+        return np.where(
+            mask if top.ndim == 1 else mask.reshape(-1, *[1] * (top.ndim - 1)), top, base
+        )
+    column = np.full(len(mask), None, dtype=object)
+    for i, picked in enumerate(mask.tolist()):
+        column[i] = top[i] if picked else base[i]
+    return column
+
+
+def _lay_over(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """Gymnasium's vector ``base`` infos with the entries of ``top`` where its masks are set."""
+    out = dict(base)
+    for key, value in top.items():
+        if _is_mask(key, top):
+            continue
+        mask = top[f"_{key}"]
+        held = out.get(key)
+        if isinstance(value, dict):
+            out[key] = _lay_over(held, value) if isinstance(held, dict) else value
+        elif isinstance(held, np.ndarray) and isinstance(value, np.ndarray):
+            out[key] = _merge_column(held, value, mask)
+        else:
+            out[key] = value
+        held_mask = out.get(f"_{key}")
+        out[f"_{key}"] = mask if held_mask is None else held_mask | mask
+    return out
+
+
+_MODES = {
+    "same_step": AutoresetMode.SAME_STEP,
+    "next_step": AutoresetMode.NEXT_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
+
+
+def _check_mode(mode: Any) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode``: a member, or its name in ``_MODES``."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if not isinstance(mode, str):
+        raise TypeError(
+            f"autoreset_mode must be one of {sorted(_MODES)} or a gymnasium AutoresetMode, "
+            f"got {mode!r} ({type(mode).__name__})."
+        )
+    if mode not in _MODES:
+        raise ValueError(
+            f"autoreset_mode must be one of {sorted(_MODES)} or a gymnasium AutoresetMode, "
+            f"got {mode!r}."
+        )
+    return _MODES[mode]
+
+
 class SekaiToGymnasiumVector(VectorEnv[Any, Any, Any]):
-    """A sekai ``VecEnv`` (built with ``autoreset=True``) as a ``gymnasium.vector.VectorEnv``.
+    """A sekai ``VecEnv`` as a ``gymnasium.vector.VectorEnv`` in one of gymnasium's autoreset
+    modes, declared in ``metadata["autoreset_mode"]`` and ``autoreset_mode``.
+
+    * ``SAME_STEP`` needs a sekai env built with ``autoreset=True``; a finished sub-env's row
+      holds the first observation of its next episode and ``infos["final_obs"]`` its terminal
+      observation.
+    * ``NEXT_STEP`` needs one built with ``autoreset=False``: a sub-env that finished at one
+      step gives its terminal observation there; at the next step its action is ignored and
+      it gives the first observation of its next episode, reward 0, not terminated nor
+      truncated, and its reset info (a partial reset of the sub-envs that finished).
+    * ``DISABLED`` needs one built with ``autoreset=False`` too: a finished sub-env stays
+      frozen (terminal observation, reward 0, its final flags) until
+      ``reset(options={"reset_mask": mask})`` restarts it.
 
     ``single_observation_space`` / ``single_action_space`` are the sekai spaces converted by
     ``space_to_gymnasium``; ``observation_space`` / ``action_space`` batch them as gymnasium
-    does. ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``. ``reset(seed=s)``
-    seeds sub-env ``i`` with ``s + i``, gymnasium's convention (a list gives one seed per
-    sub-env); infos follow ``vector_infos``. The sekai env is ``sekai_vec``.
+    does. ``reset(seed=s)`` seeds sub-env ``i`` with ``s + i``, gymnasium's convention (a
+    list gives one seed per sub-env); infos follow ``vector_infos``. The sekai env is
+    ``sekai_vec``.
     """
 
-    def __init__(self, vec: VecEnv[Any, Any]) -> None:
+    def __init__(self, vec: VecEnv[Any, Any], autoreset_mode: Any = "same_step") -> None:
         if not isinstance(vec, VecEnv):
             raise TypeError(
                 f"SekaiToGymnasiumVector expects a sekai VecEnv, got {type(vec).__name__}."
             )
-        if not vec.autoreset:
+        mode = _check_mode(autoreset_mode)
+        if mode is AutoresetMode.SAME_STEP and not vec.autoreset:
             raise ValueError(
                 "SekaiToGymnasiumVector needs a sekai VecEnv that resets finished sub-envs "
-                "(autoreset=True), which is gymnasium's SAME_STEP autoreset mode."
+                "(autoreset=True) for gymnasium's SAME_STEP autoreset mode; this one freezes "
+                "them (autoreset=False): use autoreset_mode='next_step'."
+            )
+        if mode is not AutoresetMode.SAME_STEP and vec.autoreset:
+            raise ValueError(
+                f"autoreset_mode={autoreset_mode!r} needs a sekai VecEnv whose finished "
+                "sub-envs wait for a reset (autoreset=False), such as "
+                "sekai.make_vec(id, n, vector_kwargs={'autoreset': False}); this one resets "
+                "them itself (autoreset=True), gymnasium's SAME_STEP mode."
             )
         self.sekai_vec = vec
+        self.autoreset_mode = mode
         self.num_envs = vec.num_envs
         self.single_observation_space = space_to_gymnasium(vec.observation_space)
         self.single_action_space = space_to_gymnasium(vec.action_space)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
         self.render_mode = None
+        self._restart = np.zeros(self.num_envs, dtype=bool)
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset every sub-env; an int ``seed`` gives sub-env ``i`` the seed ``seed + i``."""
+        """Reset every sub-env, or those ``options["reset_mask"]`` selects; an int ``seed``
+        gives sub-env ``i`` the seed ``seed + i``."""
         if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             super().reset(seed=int(seed))
             seeds: Any = [int(seed) + i for i in range(self.num_envs)]
         else:
             seeds = seed
         result = self.sekai_vec.reset(seed=seeds, options=options)
+        mask, _ = split_reset_mask(options, self.num_envs)
+        self._restart[slice(None) if mask is None else mask] = False
         return result.observations, vector_infos(result.infos, self.num_envs)
 
     def step(
         self, actions: Any
     ) -> tuple[Any, NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
-        """Step every sub-env; finished ones are reset in the same step."""
+        """Step every sub-env; what a finished one does next follows ``autoreset_mode``."""
         result = self.sekai_vec.step(actions)
-        return (
-            result.observations,
-            result.rewards,
-            result.terminated,
-            result.truncated,
-            vector_infos(result.infos, self.num_envs),
-        )
+        n = self.num_envs
+        observations, rewards = result.observations, result.rewards
+        terminated, truncated = result.terminated, result.truncated
+        infos = vector_infos(result.infos, n)
+        if self.autoreset_mode is not AutoresetMode.NEXT_STEP:
+            return observations, rewards, terminated, truncated, infos
+        restart = self._restart
+        if restart.any():
+            reset = self.sekai_vec.reset(options={RESET_MASK: restart})
+            observations = reset.observations
+            rewards = np.where(restart, 0.0, rewards)
+            terminated, truncated = terminated & ~restart, truncated & ~restart
+            infos = _lay_over(_keep_rows(infos, ~restart), vector_infos(reset.infos, n))
+        self._restart = terminated | truncated
+        return observations, rewards, terminated, truncated, infos
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the sekai VecEnv."""
@@ -218,6 +329,13 @@ class SekaiToGymnasiumVector(VectorEnv[Any, Any, Any]):
         return f"SekaiToGymnasiumVector({self.sekai_vec!r})"
 
 
-def to_gymnasium_vector(vec: VecEnv[Any, Any]) -> SekaiToGymnasiumVector:
-    """The sekai ``VecEnv`` ``vec`` as a ``gymnasium.vector.VectorEnv``."""
-    return SekaiToGymnasiumVector(vec)
+def to_gymnasium_vector(
+    vec: VecEnv[Any, Any], *, autoreset_mode: Any = "same_step"
+) -> SekaiToGymnasiumVector:
+    """The sekai ``VecEnv`` ``vec`` as a ``gymnasium.vector.VectorEnv``.
+
+    ``autoreset_mode``: ``"same_step"`` (default; ``vec`` built with ``autoreset=True``),
+    ``"next_step"`` or ``"disabled"`` (``vec`` built with ``autoreset=False``), or the
+    ``gymnasium.vector.AutoresetMode`` member of that name. See ``SekaiToGymnasiumVector``.
+    """
+    return SekaiToGymnasiumVector(vec, autoreset_mode)

@@ -8,7 +8,8 @@ gymnasium imports the module named before the colon). A namespaced sekai id keep
 under gymnasium's own ``TimeLimit`` (the gymnasium spec carries sekai's ``max_episode_steps``);
 ``render_mode`` gives the env the renderer of ``sekai.renderer_for``. ``gymnasium.make_vec``
 uses the spec's vector entry point, ``to_gymnasium_vector(sekai.make_vec(id, num_envs, ...))``,
-so a sekai env with a native vector implementation keeps its speed.
+so a sekai env with a native vector implementation keeps its speed; the keyword argument
+``autoreset_mode="next_step"`` (or ``"disabled"``) picks gymnasium's other autoreset modes.
 
 ``import sekai`` registers the ids when gymnasium is already loaded, and otherwise arranges for
 them to be registered right after gymnasium is first imported; it never imports gymnasium
@@ -87,10 +88,18 @@ def make_gymnasium_env(sekai_id: str, render_mode: str | None = None, **kwargs: 
 
 
 def make_gymnasium_vector_env(
-    sekai_id: str, num_envs: int, render_mode: str | None = None, **kwargs: Any
+    sekai_id: str,
+    num_envs: int,
+    render_mode: str | None = None,
+    autoreset_mode: Any = "same_step",
+    **kwargs: Any,
 ) -> Any:
     """The gymnasium vector entry point: ``sekai.make_vec(sekai_id, num_envs)`` as a
-    ``gymnasium.vector.VectorEnv``; keyword arguments go to the sekai env."""
+    ``gymnasium.vector.VectorEnv`` in ``autoreset_mode`` (see ``to_gymnasium_vector``; the
+    sekai env is built with ``autoreset=False`` for ``"next_step"`` and ``"disabled"``);
+    other keyword arguments go to the sekai env."""
+    from gymnasium.vector import AutoresetMode
+
     from sekai.compat import to_gymnasium_vector
 
     if render_mode is not None:
@@ -98,9 +107,11 @@ def make_gymnasium_vector_env(
             f"render_mode={render_mode!r}: a sekai vector env is drawn one sub-env at a time "
             "with sekai.renderer_for(env_id); build it with render_mode=None."
         )
-    vec = make_vec(sekai_id, num_envs, **kwargs)
+    same_step = autoreset_mode in ("same_step", AutoresetMode.SAME_STEP)
+    vector_kwargs = {} if same_step else {"autoreset": False}
+    vec = make_vec(sekai_id, num_envs, vector_kwargs=vector_kwargs, **kwargs)
     try:
-        return to_gymnasium_vector(vec)
+        return to_gymnasium_vector(vec, autoreset_mode=autoreset_mode)
     except BaseException:
         vec.close()
         raise

@@ -171,7 +171,7 @@ class RayWorker:
             result = self.vec.reset(seed=seed, options=options)
             return self._reply([], result.observations, list(result.infos))
         assert self.group is not None
-        rows = self.group.reset(data)
+        rows = [row for row in self.group.reset(data) if row is not None]
         return self._reply(rows, self._batch([row[0] for row in rows]), [row[1] for row in rows])
 
     def _get_attr(self, name: str) -> bytes:

@@ -154,13 +154,17 @@ class SubEnvGroup:
             j, result.observation, result.reward, result.terminated, result.truncated, result.info
         )
 
-    def reset(self, requests: list[tuple[Any, Any]]) -> list[tuple[Any, ...]]:
-        """Reset each sub-env with its ``(seed, options)``; unfreeze them all. One row each,
-        ``(obs, info)``."""
-        self.frozen = [None] * len(self.envs)
+    def reset(self, requests: list[tuple[Any, Any] | None]) -> list[tuple[Any, ...] | None]:
+        """Reset and unfreeze each sub-env with its ``(seed, options)``; None leaves it as it is.
+        One row each, ``(obs, info)``, or None for a sub-env left as it is."""
         return self._each(self._reset_one, requests)
 
-    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any]) -> tuple[Any, ...]:
+    def _reset_one(
+        self, j: int, env: Any, request: tuple[Any, Any] | None
+    ) -> tuple[Any, ...] | None:
+        if request is None:
+            return None
+        self.frozen[j] = None
         result = env.reset(seed=request[0], options=request[1])
         return self.row(j, result.observation, result.info)
 

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.core.result import StepResult, merge_autoreset
+from sekai.vector.partial_reset import split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     InProcessVecEnv,
@@ -64,9 +65,18 @@ class AsyncVecEnv(InProcessVecEnv):
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[Any]:
-        """Reset every sub-env concurrently and unfreeze them all."""
+        """Reset every sub-env concurrently and unfreeze them all (only the selected ones
+        with a ``reset_mask`` in ``options``)."""
         self._check_open()
         self._check_idle("reset")
+        mask, options = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            indices, seeds = self._partial_requests(mask, seed, options)
+            partial = await _gather(
+                self.envs[i].async_reset(seed=s, options=options)
+                for i, s in zip(indices, seeds, strict=True)
+            )
+            return self._partial_result(indices, partial)
         seeds = resolve_seeds(seed, self.num_envs)
         opts = resolve_options(options, self.num_envs)
         results = await _gather(
@@ -74,7 +84,8 @@ class AsyncVecEnv(InProcessVecEnv):
             for env, s, o in zip(self.envs, seeds, opts, strict=True)
         )
         self._frozen = [None] * self.num_envs
-        return self._batch_resets(results)
+        observed = self._observed = [r.observation for r in results]
+        return VecResetResult(self._batch_observations(observed), [r.info for r in results])
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env concurrently, resetting (or freezing) finished ones."""
@@ -85,6 +96,7 @@ class AsyncVecEnv(InProcessVecEnv):
             self._step_one(i, env, action)
             for i, (env, action) in enumerate(zip(self.envs, acts, strict=True))
         )
+        self._observed = [r.observation for r in results]
         return self._batch_steps(results)
 
     def _step_subset(self, ids: NDArray[np.intp], actions: Any) -> VecStepResult[Any]:
@@ -93,7 +105,9 @@ class AsyncVecEnv(InProcessVecEnv):
         acts = self._split_actions(actions, len(ids))
         indices = ids.tolist()
         calls = (self._step_one(i, self.envs[i], a) for i, a in zip(indices, acts, strict=True))
-        return self._batch_steps(self._run(_gather(calls)), ids)
+        results = self._run(_gather(calls))
+        self._keep_observed(ids, [r.observation for r in results])
+        return self._batch_steps(results, ids)
 
     async def _step_one(self, index: int, env: Any, action: Any) -> StepResult[Any]:
         final = self._frozen[index]

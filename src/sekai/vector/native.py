@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._types import ActType, ObsType, SeedType
+from sekai.core.options import check_options_type
 from sekai.core.rng import SeededRNG
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces.dict import Dict
@@ -25,6 +26,7 @@ from sekai.vector.lazy_infos import LazyInfos as LazyInfos
 from sekai.vector.lazy_infos import check_info_arrays
 from sekai.vector.lazy_infos import split_infos as split_infos
 from sekai.vector.lazy_infos import take_index as take_index
+from sekai.vector.partial_reset import PARTIAL_RESET_FIRST, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     VecEnv,
@@ -60,6 +62,13 @@ def _where_rows(space: Space[Any], mask: NDArray[np.bool_], a: Any, b: Any) -> A
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         return np.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b)
     return type(b)(x if m else y for m, x, y in zip(mask.tolist(), a, b, strict=True))
+
+
+def _spread(array: NDArray[Any], indices: NDArray[np.intp], n: int) -> NDArray[Any]:
+    """``array`` (a row per entry of ``indices``) as those rows of ``n``, zeros elsewhere."""
+    full = np.zeros((n, *array.shape[1:]), dtype=array.dtype)
+    full[indices] = array
+    return full
 
 
 class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
@@ -143,12 +152,15 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
 
     # -- reset / step --------------------------------------------------------------------------
 
-    def _seed(self, seed: Any) -> None:
+    def _seed(self, seed: Any, mask: NDArray[np.bool_] | None = None) -> None:
+        """Reseed ``rng`` from ``seed``; a list counts only the entries ``mask`` selects."""
         if seed is None:
             return
         if isinstance(seed, list):
             # Every entry is checked before anything is drawn, so a bad list leaves rng untouched.
             seeds = resolve_seeds(seed, self.num_envs)
+            if mask is not None:
+                seeds = [s for s, m in zip(seeds, mask.tolist(), strict=True) if m]
             if all(s is None for s in seeds):
                 return
             entropy = [
@@ -162,9 +174,13 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
-        """Seed ``rng``, reset every sub-env and unfreeze them all."""
+        """Seed ``rng``, reset every sub-env and unfreeze them all (only the selected ones
+        with a ``reset_mask`` in ``options``)."""
         self._check_open()
         self._check_idle("reset")
+        mask, options = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            return self._reset_masked(mask, seed, options)
         opts = resolve_options(options, self.num_envs)
         self._seed(seed)
         self._frozen = np.zeros(self.num_envs, dtype=bool)
@@ -176,6 +192,44 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
         observations = self._observe()
         arrays = check_info_arrays(self._reset_infos(self._all), self.num_envs)
         return VecResetResult(observations, LazyInfos(self.num_envs, arrays))
+
+    def _reset_masked(
+        self, mask: NDArray[np.bool_], seed: Any, options: Any
+    ) -> VecResetResult[ObsType]:
+        """Reset and unfreeze the sub-envs ``mask`` selects; the others keep their episode.
+
+        ``seed`` reseeds ``rng`` as a full reset does (a list through the selected entries
+        only), unless nothing is selected. The other rows are the current observations (the
+        final one of a frozen sub-env) with ``{}`` as info.
+        """
+        if self._needs_reset:
+            raise ResetRequired(PARTIAL_RESET_FIRST)
+        check_options_type(options)
+        indices = np.flatnonzero(mask)
+        n = self.num_envs
+        arrays: dict[str, NDArray[Any]] = {}
+        if len(indices):
+            self._seed(seed, mask)
+            self._reset_envs(indices, [options] * len(indices))
+            self._elapsed[indices] = 0
+            frozen = self._frozen & ~mask
+            self._frozen = frozen
+            if frozen.any():
+                active = ~frozen
+                active.flags.writeable = False
+                self._active = active
+            else:
+                self._active = None
+            reset_arrays = check_info_arrays(self._reset_infos(indices), len(indices))
+            arrays = {key: _spread(array, indices, n) for key, array in reset_arrays.items()}
+        else:
+            resolve_seeds(seed, n)  # checked all the same; nothing is reset, nothing seeded
+        observations = self._observe()
+        if self._active is not None:
+            observations = _where_rows(
+                self.observation_space, self._frozen, self._final_obs, observations
+            )
+        return VecResetResult(observations, LazyInfos(n, arrays, empty=~mask))
 
     def _hold_frozen_actions(self, actions: Any) -> Any:
         """Give frozen sub-envs their last action again (numeric arrays only); remember them."""

@@ -23,10 +23,12 @@ import cloudpickle
 import numpy as np
 
 from sekai._types import SeedType
-from sekai.error import VecEnvWorkerError
+from sekai.core.options import check_options_type
+from sekai.error import ResetRequired, VecEnvWorkerError
 from sekai.vector._proc_worker import PROTOCOL, dumps, frame, worker_main
 from sekai.vector._shared_memory import SharedObservations, supports_shared_memory
 from sekai.vector._worker_pool import Outcome, Sent, WorkerPoolVecEnv
+from sekai.vector.partial_reset import PARTIAL_RESET_FIRST, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import per_env_values, resolve_options, resolve_seeds
 
@@ -123,6 +125,8 @@ class ProcVecEnv(WorkerPoolVecEnv):
             self.num_envs if workers is None else min(workers, self.num_envs), batch_size
         )
         self._seq = 0  # of the last command; a worker's construction reply is seq 0
+        self._started = False  # whether a full reset has run
+        self._observed: list[Any] = [None] * self.num_envs  # when they come back pickled
         if context is None:
             context = _default_context()
         elif not isinstance(context, str):
@@ -284,21 +288,34 @@ class ProcVecEnv(WorkerPoolVecEnv):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[Any]:
-        """Reset every sub-env and unfreeze them all."""
+        """Reset every sub-env and unfreeze them all (only the selected ones with a
+        ``reset_mask`` in ``options``)."""
         self._check_open()
-        requests = list(
-            zip(
-                resolve_seeds(seed, self.num_envs),
-                resolve_options(options, self.num_envs),
-                strict=True,
-            )
-        )
+        mask, options = split_reset_mask(options, self.num_envs)
+        seeds = resolve_seeds(seed, self.num_envs)
+        requests: list[tuple[Any, Any] | None]
+        if mask is None:
+            requests = list(zip(seeds, resolve_options(options, self.num_envs), strict=True))
+        elif not self._started:
+            raise ResetRequired(PARTIAL_RESET_FIRST)
+        else:
+            check_options_type(options)
+            selected = mask.tolist()
+            requests = [(s, options) if m else None for s, m in zip(seeds, selected, strict=True)]
         rows = self._rows("reset", [requests[lo:hi] for lo, hi in self._bounds])
+        self._started = True
+        infos = [{} if row is None else row[-1] for row in rows]
         if self._shm is not None:
-            return VecResetResult(self._shm.read(), [row[0] for row in rows])
-        return VecResetResult(
-            self._batch_observations([row[0] for row in rows]), [row[1] for row in rows]
-        )
+            return VecResetResult(self._shm.read(), infos)
+        if mask is None:
+            observed = [row[0] for row in rows]
+        else:
+            observed = [
+                held if row is None else row[0]
+                for held, row in zip(self._observed, rows, strict=True)
+            ]
+        self._observed = observed
+        return VecResetResult(self._batch_observations(observed), infos)
 
     # -- split stepping ---------------------------------------------------------------------
 
@@ -341,7 +358,10 @@ class ProcVecEnv(WorkerPoolVecEnv):
         rows = data
         observations = None
         if self._shm is None:
-            observations = self._batch_observations([row[0] for row in rows])
+            observed = [row[0] for row in rows]
+            for i, obs in zip(sent.ids.tolist(), observed, strict=True):
+                self._observed[i] = obs
+            observations = self._batch_observations(observed)
         result = VecStepResult(
             observations,
             np.array([row[-4] for row in rows], dtype=np.float64),

@@ -24,6 +24,7 @@ from sekai.vector._ray_session import import_ray, join, leave
 from sekai.vector._ray_worker import RayWorker
 from sekai.vector._sub_envs import PROTOCOL, dumps
 from sekai.vector._worker_pool import Outcome, Sent, WorkerPoolVecEnv
+from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
 from sekai.vector.proc_vec_env import check_num_workers, check_seconds, pickle_factories
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
@@ -351,7 +352,7 @@ class RayVecEnv(WorkerPoolVecEnv):
     ) -> VecResetResult[Any]:
         """Reset every sub-env and unfreeze them all."""
         self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, options))
+        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
         return self._reset_result(self._get(refs))
 
     async def async_reset(
@@ -359,8 +360,18 @@ class RayVecEnv(WorkerPoolVecEnv):
     ) -> VecResetResult[Any]:
         """``reset``, awaiting the workers without blocking the event loop."""
         self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, options))
+        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
         return self._reset_result(await self._await(refs))
+
+    def _whole(self, options: Any) -> Any:
+        """``options`` of a reset of every sub-env; a mask selecting only some is refused."""
+        mask, rest = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            raise ValueError(
+                "RayVecEnv resets all its sub-envs: options['reset_mask'] selecting only some "
+                "is not supported; reset them all, or use ProcVecEnv for partial resets."
+            )
+        return rest if isinstance(options, Mapping) and RESET_MASK in options else options
 
     # -- split stepping ---------------------------------------------------------------------
 

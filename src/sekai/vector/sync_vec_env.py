@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.result import merge_autoreset
 from sekai.error import VecEnvClosed
+from sekai.vector.partial_reset import split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult, all_ids
 from sekai.vector.vec_env import (
     InProcessVecEnv,
@@ -41,16 +42,26 @@ class SyncVecEnv(InProcessVecEnv):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[Any]:
-        """Reset every sub-env and unfreeze them all."""
+        """Reset every sub-env and unfreeze them all (only the selected ones with a
+        ``reset_mask`` in ``options``)."""
         self._check_open()
         self._check_idle("reset")
+        mask, options = split_reset_mask(options, self.num_envs)
+        if mask is not None:
+            indices, seeds = self._partial_requests(mask, seed, options)
+            envs = self.envs
+            partial = [
+                envs[i].reset(seed=s, options=options) for i, s in zip(indices, seeds, strict=True)
+            ]
+            return self._partial_result(indices, partial)
         seeds = resolve_seeds(seed, self.num_envs)
         opts = resolve_options(options, self.num_envs)
         results = [
             env.reset(seed=s, options=o) for env, s, o in zip(self.envs, seeds, opts, strict=True)
         ]
         self._frozen = [None] * self.num_envs
-        return self._batch_resets(results)
+        observed = self._observed = [r.observation for r in results]
+        return VecResetResult(self._batch_observations(observed), [r.info for r in results])
 
     def step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env, resetting (or freezing) the ones whose episode ended."""
@@ -91,6 +102,7 @@ class SyncVecEnv(InProcessVecEnv):
             terminated.append(result.terminated)
             truncated.append(result.truncated)
             infos.append(result.info)
+        self._keep_observed(env_ids, observations)
         return VecStepResult(
             self._batch_observations(observations),
             np.array(rewards, dtype=np.float64),

@@ -16,12 +16,13 @@ from sekai.core.closing import Closing
 from sekai.core.env import install_async_fallbacks
 from sekai.core.options import check_options_type
 from sekai.core.result import ResetResult, StepResult
-from sekai.error import VecEnvClosed
+from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces.box import Box
 from sekai.spaces.space import Space
 from sekai.spaces.utils import batch_space, concatenate, iterate
 from sekai.utils.seeding import check_seed, make_seed_sequence
 from sekai.vector._partial import check_env_ids, join_results, take_rows
+from sekai.vector.partial_reset import PARTIAL_RESET_FIRST
 from sekai.vector.result import VecResetResult, VecStepResult, all_ids
 
 if TYPE_CHECKING:
@@ -247,7 +248,11 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
-        """Reset every sub-env (seed: int, list of num_envs seeds or None)."""
+        """Reset every sub-env (seed: int, list of num_envs seeds or None).
+
+        ``options={"reset_mask": mask}`` resets only the sub-envs where the bool array
+        ``mask`` (shape ``(num_envs,)``) is True: see ``sekai.vector.partial_reset``.
+        """
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -425,13 +430,6 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
             all_ids(len(results)) if env_ids is None else env_ids,
         )
 
-    def _batch_resets(self, results: Sequence[ResetResult[Any]]) -> VecResetResult[ObsType]:
-        """Batch per-env reset results into one ``VecResetResult``."""
-        return VecResetResult(
-            self._batch_observations([r.observation for r in results]),
-            [r.info for r in results],
-        )
-
     def __len__(self) -> int:
         return self.num_envs
 
@@ -444,6 +442,8 @@ class InProcessVecEnv(VecEnv[Any, Any]):
 
     envs: list[Any]
     _frozen: list[StepResult[Any] | None]
+    _observed: list[Any] | None
+    """Each sub-env's current observation, as it returned it; None before the first reset."""
 
     def _build(self, env_fns: Iterable[Callable[[], Any]], autoreset: bool) -> None:
         """Build the sub-envs (at least one) and take the spaces of the first."""
@@ -456,6 +456,38 @@ class InProcessVecEnv(VecEnv[Any, Any]):
         self.observation_space = self.envs[0].observation_space
         self.action_space = self.envs[0].action_space
         self._frozen = [None] * self.num_envs
+        self._observed = None
+
+    def _partial_requests(
+        self, mask: NDArray[np.bool_], seed: Any, options: Any
+    ) -> tuple[list[int], list[Any]]:
+        """The sub-envs a masked reset resets and their seeds (as a full reset gives them)."""
+        if self._observed is None:
+            raise ResetRequired(PARTIAL_RESET_FIRST)
+        seeds = resolve_seeds(seed, self.num_envs)
+        check_options_type(options)
+        indices = np.flatnonzero(mask).tolist()
+        return indices, [seeds[i] for i in indices]
+
+    def _keep_observed(self, env_ids: NDArray[np.intp] | None, observations: list[Any]) -> None:
+        """Keep the observations a step returned, of sub-envs ``env_ids`` (None: all)."""
+        if env_ids is None:
+            self._observed = observations
+        elif self._observed is not None:
+            for i, obs in zip(env_ids.tolist(), observations, strict=True):
+                self._observed[i] = obs
+
+    def _partial_result(
+        self, indices: list[int], results: Sequence[ResetResult[Any]]
+    ) -> VecResetResult[Any]:
+        """Unfreeze the reset sub-envs; their rows are ``results``, the others' unchanged."""
+        observed = list(self._observed or ())
+        infos: list[dict[str, Any]] = [{} for _ in observed]
+        for i, result in zip(indices, results, strict=True):
+            observed[i], infos[i] = result.observation, result.info
+            self._frozen[i] = None
+        self._observed = observed
+        return VecResetResult(self._batch_observations(observed), infos)
 
     def get_attr(self, name: str) -> list[Any]:
         """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""

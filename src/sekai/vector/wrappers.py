@@ -16,6 +16,7 @@ from sekai.stats.tracker import EpisodeStats, StatsTracker
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
 from sekai.utils.validation import check_int, check_real
 from sekai.vector.native import LazyInfos
+from sekai.vector.partial_reset import split_reset_mask, take_rows
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.vec_wrapper import (
@@ -46,7 +47,8 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     When sub-env ``i`` finishes an episode, ``infos[i]["episode"]`` is an ``EpisodeStats``
     with ``extra={"env_index": i}``, also passed to ``tracker.on_episode_end``. The tracker
     defaults to ``InMemoryTracker(max_episodes=deque_size)``. Without autoreset a finished
-    sub-env is ignored until ``reset()``, so each episode is recorded once.
+    sub-env is ignored until a ``reset()`` resets it, so each episode is recorded once; a
+    partial reset (``reset_mask``) restarts the count of the sub-envs it selects only.
     """
 
     def __init__(
@@ -73,12 +75,15 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         self._finished = np.zeros(n, dtype=bool)
         self._any_finished = False
 
-    def _on_reset(self, result: VecResetResult[ObsType]) -> VecResetResult[ObsType]:
-        self._returns[:] = 0.0
-        self._lengths[:] = 0
-        self._starts[:] = time.monotonic()
-        self._finished[:] = False
-        self._any_finished = False
+    def _on_reset(
+        self, result: VecResetResult[ObsType], mask: NDArray[np.bool_] | None
+    ) -> VecResetResult[ObsType]:
+        rows = slice(None) if mask is None else mask
+        self._returns[rows] = 0.0
+        self._lengths[rows] = 0
+        self._starts[rows] = time.monotonic()
+        self._finished[rows] = False
+        self._any_finished = bool(self._finished.any())
         return result
 
     def _on_step(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
@@ -131,8 +136,9 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
-        """Reset ``venv`` and start measuring every sub-env's episode."""
-        return self._on_reset(self.venv.reset(seed=seed, options=options))
+        """Reset ``venv`` and start measuring the episode of every sub-env it reset."""
+        mask, _ = split_reset_mask(options, self.num_envs)
+        return self._on_reset(self.venv.reset(seed=seed, options=options), mask)
 
     def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Step ``venv`` and record the sub-envs whose episode ended."""
@@ -142,7 +148,8 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
         """Async ``reset``."""
-        return self._on_reset(await self.venv.async_reset(seed=seed, options=options))
+        mask, _ = split_reset_mask(options, self.num_envs)
+        return self._on_reset(await self.venv.async_reset(seed=seed, options=options), mask)
 
     async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Async ``step``."""
@@ -153,9 +160,10 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     """Normalises observation batches with statistics shared by all sub-envs.
 
     An ``ObservationNormalizer`` over the single-env space (``normalizer``) updates once per
-    batch (reset batches included) while ``update_running_mean``, so an ``"ewm"`` halflife
-    counts vector steps. Terminal observations are normalised with the current statistics,
-    without updating them (a NativeVecEnv's all at once).
+    batch (reset batches included; of a partial reset, only the rows it reset) while
+    ``update_running_mean``, so an ``"ewm"`` halflife counts vector steps. Terminal
+    observations are normalised with the current statistics, without updating them (a
+    NativeVecEnv's all at once).
     NaN/inf samples: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
     A dropped sub-env's observation is still normalised with the statistics (NaN/inf out).
     """
@@ -198,6 +206,32 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, ObsType]):
     def observation(self, batch: ObsType) -> Any:
         """The normalised batch (updating the statistics first if enabled)."""
         return self.normalizer(batch, update=self.update_running_mean)
+
+    def reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Reset ``venv`` and normalise the observations; only the rows of the sub-envs it
+        reset update the statistics."""
+        mask, _ = split_reset_mask(options, self.num_envs)
+        return self._normalize_reset(self.venv.reset(seed=seed, options=options), mask)
+
+    async def async_reset(
+        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
+    ) -> VecResetResult[Any]:
+        """Async ``reset``."""
+        mask, _ = split_reset_mask(options, self.num_envs)
+        return self._normalize_reset(await self.venv.async_reset(seed=seed, options=options), mask)
+
+    def _normalize_reset(
+        self, result: VecResetResult[ObsType], mask: NDArray[np.bool_] | None
+    ) -> VecResetResult[Any]:
+        if mask is None:
+            return self._wrap_reset(result)
+        batch = result.observations
+        if self.update_running_mean:
+            rows = take_rows(self.venv.observation_space, batch, np.flatnonzero(mask))
+            self.normalizer(rows, update=True)
+        return VecResetResult(self.normalizer(batch, update=False), result.infos)
 
     def final_observation(self, obs: Any) -> Any:
         """A terminal observation normalised with the current statistics (no update)."""
@@ -249,6 +283,11 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         """What an update does with a NaN/inf return: ``"raise"`` or ``"skip"``."""
         return self.return_rms.nonfinite
 
+    def _restart(self, options: Any) -> None:
+        """Zero the discounted returns of the sub-envs a reset with ``options`` reset."""
+        mask, _ = split_reset_mask(options, self.num_envs)
+        self._returns[slice(None) if mask is None else mask] = 0.0
+
     def _scale(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
         # A new array: an update that raises leaves ``_returns`` as it was.
         returns = self._returns * self.gamma
@@ -267,9 +306,10 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
-        """Reset ``venv`` and the discounted returns."""
-        self._returns[:] = 0.0
-        return self.venv.reset(seed=seed, options=options)
+        """Reset ``venv`` and the discounted returns of the sub-envs it resets."""
+        result = self.venv.reset(seed=seed, options=options)
+        self._restart(options)
+        return result
 
     def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Step ``venv`` and scale the rewards."""
@@ -279,8 +319,9 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
     ) -> VecResetResult[ObsType]:
         """Async ``reset``."""
-        self._returns[:] = 0.0
-        return await self.venv.async_reset(seed=seed, options=options)
+        result = await self.venv.async_reset(seed=seed, options=options)
+        self._restart(options)
+        return result
 
     async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Async ``step``."""
