@@ -13,7 +13,7 @@ from sekai.spaces import Box, Dict, Space, Tuple
 from sekai.spaces.utils import concatenate, iterate
 from sekai.vector.result import VecStepResult, all_ids
 
-__all__ = ["check_env_ids", "join_batches", "join_results", "take_rows"]
+__all__ = ["check_env_ids", "cut_batch", "join_batches", "join_results", "take_rows"]
 
 _STACK_ARRAYS = concatenate.dispatch(Box)
 
@@ -114,3 +114,28 @@ def join_results(space: Space[Any], parts: list[VecStepResult[Any]]) -> VecStepR
 
 def _ascending(ids: NDArray[np.intp]) -> bool:
     return ids.size < 2 or bool((ids[1:] > ids[:-1]).all())
+
+
+def cut_batch(space: Space[Any] | None, batch: Any, bounds: list[tuple[int, int]], n: int) -> Any:
+    """``batch`` cut into rows ``lo:hi`` for each of ``bounds``, through Dict / Tuple; None if
+    a part of it does not hold ``n`` rows."""
+    parts: Any
+    if isinstance(space, Dict) and isinstance(batch, Mapping):
+        parts = {
+            key: cut_batch(space.spaces.get(key), value, bounds, n) for key, value in batch.items()
+        }
+        if any(part is None for part in parts.values()):
+            return None
+        return [{key: part[k] for key, part in parts.items()} for k in range(len(bounds))]
+    if isinstance(space, Tuple) and isinstance(batch, tuple):
+        if len(batch) != len(space.spaces):
+            return None
+        parts = [
+            cut_batch(sub, part, bounds, n) for sub, part in zip(space.spaces, batch, strict=True)
+        ]
+        if any(part is None for part in parts):
+            return None
+        return [tuple(part[k] for part in parts) for k in range(len(bounds))]
+    if (isinstance(batch, np.ndarray) and batch.ndim) or isinstance(batch, (list, tuple)):
+        return [batch[lo:hi] for lo, hi in bounds] if len(batch) == n else None
+    return None

@@ -5,30 +5,46 @@ The sub-envs are split into contiguous groups, one per worker. ``send`` posts on
 to each worker concerned and returns; ``recv`` reads replies as they come, at least
 ``batch_size`` rows' worth, and returns them in sub-env order. A worker runs its messages in
 the order they were sent, so each worker has a queue of messages awaiting a reply, and only
-the head of a queue can be answered next. The backends provide the transport: ``_post``,
-``_wait``, ``_take`` and the commands that reach every worker at once.
+the head of a queue can be answered next. The head's clock starts when it becomes the head:
+past ``step_timeout`` the worker is killed. A failed worker is either kept dead (``"raise"``)
+or rebuilt (``"restart"``, see ``_restarts``). The backends provide the transport: ``_post``,
+``_wait``, ``_take``, ``_kill``, ``_rebuild`` and the commands that reach every worker at once.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
+import math
+import numbers
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import cloudpickle
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.error import VecEnvWorkerError
 from sekai.spaces import Dict, Space, Tuple
 from sekai.spaces.utils import iterate
-from sekai.utils.validation import check_int
+from sekai.utils.validation import check_choice, check_int
 from sekai.vector._partial import check_env_ids, join_results
+from sekai.vector._restarts import Restarts
+from sekai.vector._sub_envs import PROTOCOL
 from sekai.vector.result import VecStepResult, all_ids
 from sekai.vector.vec_env import VecEnv, in_flight_error
 
-__all__ = ["ROW_ITERATORS", "Sent", "WorkerPoolVecEnv"]
+__all__ = [
+    "ROW_ITERATORS",
+    "Sent",
+    "WorkerPoolVecEnv",
+    "check_num_workers",
+    "check_seconds",
+    "pickle_factories",
+]
 
 ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
 """``iterate`` implementations that split an ndarray batch along its first axis."""
@@ -43,6 +59,7 @@ class Sent:
     ids: NDArray[np.intp]
     handle: Any
     orphan: bool = False
+    deadline: float | None = None
 
 
 Outcome = tuple[str, Any]
@@ -60,9 +77,30 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
     _dead: dict[int, VecEnvWorkerError]
     """Workers that are gone, and the error every later use of them raises."""
 
-    def _init_pool(self, num_workers: int, batch_size: int | None) -> None:
+    def _init_pool(
+        self,
+        num_workers: int,
+        batch_size: int | None,
+        step_timeout: float | None,
+        on_worker_failure: str,
+        max_restarts: int,
+    ) -> None:
         """Split the sub-envs among ``num_workers`` workers; set up the step bookkeeping."""
         n = self.num_envs
+        if step_timeout is not None:
+            step_timeout = check_seconds(step_timeout, "step_timeout")
+        self.step_timeout: float | None = (
+            None if step_timeout is None or math.isinf(step_timeout) else step_timeout
+        )
+        check_choice(on_worker_failure, "on_worker_failure", ("raise", "restart"))
+        self.on_worker_failure = on_worker_failure
+        self.max_restarts = check_int(max_restarts, "max_restarts", low=0)
+        if on_worker_failure == "restart" and not self.autoreset:
+            raise ValueError(
+                "on_worker_failure='restart' needs autoreset=True: a rebuilt sub-env starts a "
+                "new episode at once."
+            )
+        self._restarter = Restarts(n, num_workers) if on_worker_failure == "restart" else None
         self.num_workers = num_workers
         split = np.array_split(np.arange(n), num_workers)
         self._groups = [group.tolist() for group in split]
@@ -89,6 +127,13 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         """The sub-envs sent a step whose result ``recv()`` has not returned yet, ascending."""
         return np.flatnonzero(self._flying)
 
+    @property
+    def restarts(self) -> NDArray[np.int64]:
+        """How many times each worker has been rebuilt (``on_worker_failure="restart"``)."""
+        if self._restarter is None:
+            return np.zeros(self.num_workers, dtype=np.int64)
+        return self._restarter.counts.copy()
+
     # -- transport ----------------------------------------------------------------------------
 
     @abc.abstractmethod
@@ -104,6 +149,23 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
     @abc.abstractmethod
     def _take(self, w: int, sent: Sent) -> Outcome:
         """Read worker ``w``'s reply to ``sent``, the head of its queue."""
+
+    @abc.abstractmethod
+    def _kill(self, w: int) -> None:
+        """Stop worker ``w`` at once, whatever it is doing."""
+
+    @abc.abstractmethod
+    def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
+        """Replace worker ``w`` (already killed) by a new one built from the same factories
+        and reset its sub-envs with ``seeds``: each one's ``(observation, info)``. A failure
+        raises ``VecEnvWorkerError``."""
+
+    def _reset_seen(self, seeds: list[Any], mask: NDArray[np.bool_] | None, batch: Any) -> None:
+        """A reset gave sub-envs (those ``mask`` selects, all for None) ``seeds`` (one per
+        sub-env); ``batch`` holds every sub-env's observation now."""
+        if self._restarter is not None:
+            selected = range(self.num_envs) if mask is None else np.flatnonzero(mask).tolist()
+            self._restarter.reset(seeds, list(selected), self.observation_space, batch)
 
     def _finish(self, parts: list[VecStepResult[Any]]) -> VecStepResult[Any]:
         """``parts`` as one result in sub-env order (a backend may fill in observations)."""
@@ -164,6 +226,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         for w in targets:
             if w in self._dead:
                 raise self._dead[w]
+        if self._restarter is not None and self._restarter.owes(ids):
+            return self._send_owing(actions, ids)
         chunks = self._cut_actions(actions, spans, count, env_ids is None)
         messages = []
         for w, (lo, hi), chunk in zip(targets, spans, chunks, strict=True):
@@ -171,10 +235,33 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             whole = hi - lo == end - first
             messages.append((w, None if whole else (ids[lo:hi] - first).tolist(), chunk))
         handles = self._post(messages)
+        start = time.monotonic()
         for w, (lo, hi), handle in zip(targets, spans, handles, strict=True):
-            self._queues[w].append(Sent(ids[lo:hi], handle))
+            queue = self._queues[w]
+            queue.append(Sent(ids[lo:hi], handle))
+            if len(queue) == 1:
+                self._start_clock(queue[0], start)
         self._flying[ids] = True
         self._pending += count
+
+    def _send_owing(self, actions: Any, ids: NDArray[np.intp]) -> None:
+        """``send`` to sub-envs ``ids`` (ascending) when some are owed the truncation of a
+        restart: those get it as their result at once, without a step; the rest are sent."""
+        assert self._restarter is not None
+        owed = self._restarter.owed_mask(ids)
+        rest = np.flatnonzero(~owed)
+        if rest.size:
+            self.send(self._reorder(actions, rest, len(ids)), ids[rest])
+        part = self._restarter.pay(ids[owed], self._batch_observations)
+        self._ready.append(part)
+        self._ready_rows += len(part.env_ids)
+        self._flying[part.env_ids] = True
+
+    def _start_clock(self, sent: Sent, now: float) -> None:
+        """``sent`` heads its worker's queue from ``now``: its reply is due ``step_timeout``
+        later."""
+        if self.step_timeout is not None:
+            sent.deadline = now + self.step_timeout
 
     # -- receiving ----------------------------------------------------------------------------
 
@@ -220,18 +307,48 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
 
     def _collect(self, want: int | None) -> None:
         """Read replies until ``want`` rows are ready or a failure is found (None: until no
-        row awaits its reply)."""
+        row awaits its reply); kill the workers whose head message is overdue."""
         timeout: float | None = 0.0
         while True:
             busy = [w for w, queue in enumerate(self._queues) if queue]
             if busy:
-                for w in self._wait(busy, timeout):
+                for w in self._wait(busy, self._until_due(busy, timeout)):
                     self._consume(w)
+                if self.step_timeout is not None:
+                    self._expire()
             if self._pending == 0 or (
                 want is not None and (self._errors or self._ready_rows >= want)
             ):
                 return
             timeout = None
+
+    def _until_due(self, busy: list[int], timeout: float | None) -> float | None:
+        """``timeout``, shortened to the time left before the first head message is due."""
+        due = [q[0].deadline for q in (self._queues[w] for w in busy) if q[0].deadline]
+        if not due:
+            return timeout
+        left = max(0.0, min(due) - time.monotonic())
+        return left if timeout is None else min(left, timeout)
+
+    def _expire(self) -> None:
+        """Kill every worker whose head message is overdue with no reply in sight."""
+        now = time.monotonic()
+        for w, queue in enumerate(self._queues):
+            if not queue or queue[0].deadline is None or queue[0].deadline > now:
+                continue
+            if self._wait([w], 0.0):  # the reply came in just now
+                self._consume(w)
+                continue
+            sent = queue[0]
+            held = _sub_envs_text(sent.ids.tolist())
+            text = (
+                f"no reply from the worker stepping {held} within step_timeout="
+                f"{self.step_timeout:g} s: the worker was killed"
+            )
+            error = VecEnvWorkerError(int(sent.ids[0]), "TimeoutError", text, "")
+            error.__cause__ = TimeoutError(text)
+            self._kill(w)
+            self._worker_failed(w, error)
 
     def _consume(self, w: int) -> None:
         """Take worker ``w``'s reply to the head of its queue, if it is in."""
@@ -240,10 +357,14 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         kind, value = self._take(w, sent)
         if kind == "wait":
             return
-        if kind == "dead":
-            self._lose_worker(w, value)
+        if kind == "dead" or (kind == "error" and self._restarter is not None):
+            if kind == "error":
+                self._kill(w)
+            self._worker_failed(w, value)
             return
         queue.popleft()
+        if queue:
+            self._start_clock(queue[0], time.monotonic())
         if sent.orphan:
             return
         self._pending -= len(sent.ids)
@@ -254,9 +375,45 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             self._flying[sent.ids] = False
             self._errors.append(value)
 
+    def _worker_failed(self, w: int, error: VecEnvWorkerError) -> None:
+        """Worker ``w`` died, was killed, or (restarting) a sub-env of it raised."""
+        if self._restarter is None:
+            self._lose_worker(w, error)
+        else:
+            self._restart(w, error)
+
+    def _restart(self, w: int, error: VecEnvWorkerError) -> None:
+        """Rebuild worker ``w``: every step it owes comes back as a truncation, and its other
+        sub-envs are owed one; past ``max_restarts`` the worker is lost with the error."""
+        assert self._restarter is not None
+        group = self._groups[w]
+        while True:
+            if self._restarter.counts[w] >= self.max_restarts:
+                self._lose_worker(w, _gave_up(error, w, group, self.max_restarts))
+                return
+            self._restarter.counts[w] += 1
+            try:
+                starts = self._rebuild(w, self._restarter.next_seeds(group))
+            except VecEnvWorkerError as again:
+                self._kill(w)
+                error = again
+                continue
+            break
+        self._dead.pop(w, None)
+        queue = self._queues[w]
+        lost = [sent for sent in queue if not sent.orphan]
+        queue.clear()
+        stepping = np.concatenate([sent.ids for sent in lost]) if lost else np.zeros(0, np.intp)
+        self._restarter.owe(group, starts, error)
+        if stepping.size:
+            part = self._restarter.pay(stepping, self._batch_observations)
+            self._pending -= len(stepping)
+            self._ready.append(part)
+            self._ready_rows += len(stepping)
+
     def _lose_worker(self, w: int, error: VecEnvWorkerError) -> None:
         """Worker ``w`` is gone: every message it holds fails with ``error``."""
-        self._dead.setdefault(w, error)
+        self._dead[w] = error
         queue = self._queues[w]
         lost = [sent for sent in queue if not sent.orphan]
         queue.clear()
@@ -280,6 +437,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         self._ready_rows = 0
         result = self._finish(parts)
         self._flying[result.env_ids] = False
+        if self._restarter is not None:
+            self._restarter.observed(self.observation_space, result)
         if len(result.env_ids) == self.num_envs:  # every sub-env, in order
             result = dataclasses.replace(result, env_ids=all_ids(self.num_envs))
         return result
@@ -303,3 +462,59 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             raise in_flight_error(type(self).__name__, call, count)
         for queue in self._queues:
             queue.clear()
+
+
+def _sub_envs_text(ids: list[int]) -> str:
+    """``ids`` in words."""
+    return f"sub-env {ids[0]}" if len(ids) == 1 else f"sub-envs {ids}"
+
+
+def _gave_up(
+    error: VecEnvWorkerError, w: int, group: list[int], max_restarts: int
+) -> VecEnvWorkerError:
+    """The error that ends a crash loop: ``error``, after ``max_restarts`` rebuilds."""
+    message = str(error).partition(": ")[2].split("\n\nWorker traceback:")[0]
+    text = (
+        f"worker {w} ({_sub_envs_text(group)}) failed again after max_restarts={max_restarts} "
+        f"restarts; last failure: {message}"
+    )
+    gave_up = VecEnvWorkerError(error.rank, error.exc_type, text, error.remote_traceback)
+    gave_up.__cause__ = error
+    return gave_up
+
+
+def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
+    """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
+    try:
+        return cloudpickle.dumps(fns, PROTOCOL)
+    except TypeError:
+        raise
+    except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
+        raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
+
+
+def check_num_workers(num_workers: Any) -> int | None:
+    """``num_workers`` checked: None or a positive int."""
+    if num_workers is None:
+        return None
+    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Real):
+        raise TypeError(
+            f"num_workers must be a positive int or None, got {num_workers!r} "
+            f"({type(num_workers).__name__})."
+        )
+    if not isinstance(num_workers, numbers.Integral) or num_workers < 1:
+        raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}.")
+    return int(num_workers)
+
+
+def check_seconds(value: Any, name: str) -> float:
+    """``value`` of argument ``name`` checked: a positive number of seconds (``inf``: no
+    limit)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a positive number of seconds, got {value!r} ({type(value).__name__})."
+        )
+    seconds = float(value)
+    if math.isnan(seconds) or seconds <= 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {seconds}.")
+    return seconds

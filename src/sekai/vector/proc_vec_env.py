@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import math
 import multiprocessing
-import numbers
 import os
 import pickle
 import select
@@ -19,15 +18,22 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-import cloudpickle
 import numpy as np
 
 from sekai._types import SeedType
 from sekai.core.options import check_options_type
 from sekai.error import ResetRequired, VecEnvWorkerError
+from sekai.spaces.utils import iterate
 from sekai.vector._proc_worker import PROTOCOL, dumps, frame, worker_main
 from sekai.vector._shared_memory import SharedObservations, supports_shared_memory
-from sekai.vector._worker_pool import Outcome, Sent, WorkerPoolVecEnv
+from sekai.vector._worker_pool import (
+    Outcome,
+    Sent,
+    WorkerPoolVecEnv,
+    check_num_workers,
+    check_seconds,
+    pickle_factories,
+)
 from sekai.vector.partial_reset import PARTIAL_RESET_FIRST, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import per_env_values, resolve_options, resolve_seeds
@@ -53,49 +59,15 @@ _PARENT_ENDS: set[int] = set()
 worker closes its copies, so that the death of this process ends every worker's pipe."""
 
 
-def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
-    """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
-    try:
-        return cloudpickle.dumps(fns, PROTOCOL)
-    except TypeError:
-        raise
-    except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
-        raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
-
-
-def check_num_workers(num_workers: Any) -> int | None:
-    """``num_workers`` checked: None or a positive int."""
-    if num_workers is None:
-        return None
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Real):
-        raise TypeError(
-            f"num_workers must be a positive int or None, got {num_workers!r} "
-            f"({type(num_workers).__name__})."
-        )
-    if not isinstance(num_workers, numbers.Integral) or num_workers < 1:
-        raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}.")
-    return int(num_workers)
-
-
-def check_seconds(value: Any, name: str) -> float:
-    """``value`` of argument ``name`` checked: a positive number of seconds (``inf``: no
-    limit)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a positive number of seconds, got {value!r} ({type(value).__name__})."
-        )
-    seconds = float(value)
-    if math.isnan(seconds) or seconds <= 0:
-        raise ValueError(f"{name} must be a positive number of seconds, got {seconds}.")
-    return seconds
-
-
 class ProcVecEnv(WorkerPoolVecEnv):
     """Runs the sub-envs in worker processes, several per worker with ``num_workers``.
 
     Each call is one message to every worker and one reply back; observations of
     fixed-size spaces come back through a shared-memory block. ``send`` / ``recv`` step some
     sub-envs and return the first ``batch_size`` to finish (see ``WorkerPoolVecEnv``).
+    ``step_timeout`` (seconds, None: no limit) kills a worker that does not answer a step in
+    time; ``on_worker_failure="restart"`` rebuilds a worker that dies, times out or raises in
+    a step (at most ``max_restarts`` times each), its failed steps returned as truncations.
     """
 
     def __init__(
@@ -108,6 +80,9 @@ class ProcVecEnv(WorkerPoolVecEnv):
         num_workers: int | None = None,
         shared_memory: bool | None = None,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> None:
         self._processes: list[BaseProcess] = []
         self._conns: list[Connection] = []
@@ -122,7 +97,11 @@ class ProcVecEnv(WorkerPoolVecEnv):
         self.autoreset = bool(autoreset)
         self.close_timeout = check_seconds(close_timeout, "close_timeout")
         self._init_pool(
-            self.num_envs if workers is None else min(workers, self.num_envs), batch_size
+            self.num_envs if workers is None else min(workers, self.num_envs),
+            batch_size,
+            step_timeout,
+            on_worker_failure,
+            max_restarts,
         )
         self._seq = 0  # of the last command; a worker's construction reply is seq 0
         self._started = False  # whether a full reset has run
@@ -136,11 +115,13 @@ class ProcVecEnv(WorkerPoolVecEnv):
             )
         ctx = multiprocessing.get_context(context)  # ValueError for an unknown method
         self._context = context
+        self._payloads: list[bytes] = []
         if os.name == "posix":
             resource_tracker.ensure_running()
         try:
             for k, group in enumerate(self._groups):
-                self._start_worker(ctx, k, pickle_factories([fns[i] for i in group]))
+                self._payloads.append(pickle_factories([fns[i] for i in group]))
+                self._start_worker(ctx, k, self._payloads[k])
             self.observation_space, self.action_space = self._gather(0)[0]
             usable = supports_shared_memory(self.observation_space)
             if shared_memory and not usable:
@@ -175,8 +156,11 @@ class ProcVecEnv(WorkerPoolVecEnv):
             raise
         finally:
             child_conn.close()
-        self._processes.append(process)
-        self._conns.append(parent_conn)
+        if k < len(self._processes):  # a rebuilt worker
+            self._processes[k], self._conns[k] = process, parent_conn
+        else:
+            self._processes.append(process)
+            self._conns.append(parent_conn)
 
     @property
     def shared_memory(self) -> bool:
@@ -306,16 +290,19 @@ class ProcVecEnv(WorkerPoolVecEnv):
         self._started = True
         infos = [{} if row is None else row[-1] for row in rows]
         if self._shm is not None:
-            return VecResetResult(self._shm.read(), infos)
-        if mask is None:
-            observed = [row[0] for row in rows]
+            batch = self._shm.read()
         else:
-            observed = [
-                held if row is None else row[0]
-                for held, row in zip(self._observed, rows, strict=True)
-            ]
-        self._observed = observed
-        return VecResetResult(self._batch_observations(observed), infos)
+            if mask is None:
+                observed = [row[0] for row in rows]
+            else:
+                observed = [
+                    held if row is None else row[0]
+                    for held, row in zip(self._observed, rows, strict=True)
+                ]
+            self._observed = observed
+            batch = self._batch_observations(observed)
+        self._reset_seen(seeds, mask, batch)
+        return VecResetResult(batch, infos)
 
     # -- split stepping ---------------------------------------------------------------------
 
@@ -371,6 +358,58 @@ class ProcVecEnv(WorkerPoolVecEnv):
             sent.ids,
         )
         return "ok", result
+
+    def _kill(self, w: int) -> None:
+        """Kill worker ``w``'s process, reap it and close its pipe."""
+        process = self._processes[w]
+        if process.is_alive():
+            process.kill()
+        process.join()
+        _close_parent_end(self._conns[w])
+        self._dead.setdefault(w, VecEnvWorkerError(self._groups[w][0], "EOFError", _DIED, ""))
+
+    def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
+        """Start a new process for worker ``w`` and reset its sub-envs with ``seeds``."""
+        self._kill(w)
+        shm = self._shm
+        if shm is not None:  # rows still to be read from the block are read before it changes
+            self._ready = [
+                part
+                if part.observations is not None
+                else dataclasses.replace(part, observations=shm.read(part.env_ids))
+                for part in self._ready
+            ]
+        self._start_worker(multiprocessing.get_context(self._context), w, self._payloads[w])
+        self._dead.pop(w, None)
+        self._ask(w, None, None)  # the construction reply
+        if shm is not None:
+            self._ask(w, "attach", (shm.name, self.observation_space, self.num_envs))
+        rows = self._ask(w, "reset", [(seed, None) for seed in seeds])
+        if shm is None:
+            return [(row[0], row[1]) for row in rows]
+        group = np.array(self._groups[w], dtype=np.intp)
+        observations = iterate(self.observation_space, shm.read(group))
+        return list(zip(observations, [row[0] for row in rows], strict=True))
+
+    def _ask(self, w: int, command: str | None, payload: Any) -> Any:
+        """Worker ``w``'s result of ``command`` (None: its construction reply), within
+        ``step_timeout``; ``VecEnvWorkerError`` when it fails, dies or is late."""
+        seq = 0
+        if command is not None:
+            self._seq += 1
+            seq = self._seq
+            with contextlib.suppress(*_DEAD_PIPE):
+                self._conns[w].send_bytes(frame(seq, dumps((command, payload))))
+        limit = self.step_timeout
+        reply = self._await(w, seq, None if limit is None else time.monotonic() + limit)
+        if reply is None:
+            if w in self._dead:
+                raise self._dead[w]
+            text = f"the rebuilt worker did not answer within step_timeout={limit:g} s"
+            raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
+        if not reply[1]:
+            raise VecEnvWorkerError(*reply[2])
+        return reply[2]
 
     def _finish(self, parts: list[VecStepResult[Any]]) -> VecStepResult[Any]:
         """``parts`` joined, their observations read from shared memory where they were left
@@ -449,7 +488,8 @@ class ProcVecEnv(WorkerPoolVecEnv):
                 if not reply[1]:
                     first = first or VecEnvWorkerError(*reply[2])
             elif w in self._dead:
-                first = first or self._dead[w]
+                if self._restarter is None:  # restarting, a death is healed, not reported
+                    first = first or self._dead[w]
             else:
                 self._warn_unclosed(w, closing)
         for process in self._processes:

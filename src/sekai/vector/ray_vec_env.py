@@ -16,16 +16,22 @@ from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.error import InvalidAction, VecEnvWorkerError
-from sekai.spaces import Dict, Space, Tuple
+from sekai.spaces.utils import iterate
 from sekai.utils.seeding import make_seed_sequence
 from sekai.utils.validation import check_int
-from sekai.vector._partial import join_batches, take_rows
-from sekai.vector._ray_session import import_ray, join, leave
+from sekai.vector._partial import cut_batch, join_batches, take_rows
+from sekai.vector._ray_session import check_worker_options, import_ray, join, leave
 from sekai.vector._ray_worker import RayWorker
 from sekai.vector._sub_envs import PROTOCOL, dumps
-from sekai.vector._worker_pool import Outcome, Sent, WorkerPoolVecEnv
+from sekai.vector._worker_pool import (
+    Outcome,
+    Sent,
+    WorkerPoolVecEnv,
+    check_num_workers,
+    check_seconds,
+    pickle_factories,
+)
 from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
-from sekai.vector.proc_vec_env import check_num_workers, check_seconds, pickle_factories
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     VecEnv,
@@ -44,30 +50,6 @@ class RayWorkerInfo(NamedTuple):
     node_id: str
     pid: int
     ranks: range
-
-
-# -- batches ----------------------------------------------------------------------------------
-
-
-def _cut(space: Space[Any] | None, batch: Any, bounds: list[tuple[int, int]], n: int) -> Any:
-    """``batch`` cut into rows ``lo:hi`` for each of ``bounds``, through Dict / Tuple; None if
-    a part of it does not hold ``n`` rows."""
-    parts: Any
-    if isinstance(space, Dict) and isinstance(batch, Mapping):
-        parts = {key: _cut(space.spaces.get(key), value, bounds, n) for key, value in batch.items()}
-        if any(part is None for part in parts.values()):
-            return None
-        return [{key: part[k] for key, part in parts.items()} for k in range(len(bounds))]
-    if isinstance(space, Tuple) and isinstance(batch, tuple):
-        if len(batch) != len(space.spaces):
-            return None
-        parts = [_cut(sub, part, bounds, n) for sub, part in zip(space.spaces, batch, strict=True)]
-        if any(part is None for part in parts):
-            return None
-        return [tuple(part[k] for part in parts) for k in range(len(bounds))]
-    if (isinstance(batch, np.ndarray) and batch.ndim) or isinstance(batch, (list, tuple)):
-        return [batch[lo:hi] for lo, hi in bounds] if len(batch) == n else None
-    return None
 
 
 # -- the vector env ---------------------------------------------------------------------------
@@ -94,6 +76,8 @@ class RayVecEnv(WorkerPoolVecEnv):
     CPU while it runs (Ray's default for actors), so any number of workers start on one
     machine. ``start_timeout``: seconds to wait for the actors to be placed and build their
     sub-envs; ``close_timeout``: for them to close their sub-envs before they are killed.
+    ``batch_size``, ``step_timeout``, ``on_worker_failure`` and ``max_restarts`` work as in
+    ``ProcVecEnv``: split stepping, step timeouts, and actors rebuilt after a failure.
     """
 
     num_workers: int
@@ -112,6 +96,9 @@ class RayVecEnv(WorkerPoolVecEnv):
         start_timeout: float = 120.0,
         close_timeout: float = 5.0,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> None:
         fns = list(env_fns)
         if not fns:
@@ -126,6 +113,9 @@ class RayVecEnv(WorkerPoolVecEnv):
             start_timeout=start_timeout,
             close_timeout=close_timeout,
             batch_size=batch_size,
+            step_timeout=step_timeout,
+            on_worker_failure=on_worker_failure,
+            max_restarts=max_restarts,
         )
 
     @classmethod
@@ -141,6 +131,9 @@ class RayVecEnv(WorkerPoolVecEnv):
         start_timeout: float = 120.0,
         close_timeout: float = 5.0,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> RayVecEnv:
         """A ``RayVecEnv`` whose workers each run ``make_slice(num_envs=k, autoreset=...)``,
         a native vector env of its ``k`` sub-envs, such as a ``NativeVecEnv`` class.
@@ -170,6 +163,9 @@ class RayVecEnv(WorkerPoolVecEnv):
             start_timeout=start_timeout,
             close_timeout=close_timeout,
             batch_size=batch_size,
+            step_timeout=step_timeout,
+            on_worker_failure=on_worker_failure,
+            max_restarts=max_restarts,
         )
         return vec
 
@@ -185,13 +181,16 @@ class RayVecEnv(WorkerPoolVecEnv):
         start_timeout: float,
         close_timeout: float,
         batch_size: int | None,
+        step_timeout: float | None,
+        on_worker_failure: str,
+        max_restarts: int,
     ) -> None:
         """Start the actors, each on ``payload(its group)``, and take the spaces."""
         self._actors: list[Any] = []
         self.num_envs = num_envs
         self.autoreset = bool(autoreset)
         workers = check_num_workers(num_workers)
-        options = _check_worker_options(worker_options)
+        options = check_worker_options(worker_options)
         self.start_timeout = check_seconds(start_timeout, "start_timeout")
         self.close_timeout = check_seconds(close_timeout, "close_timeout")
         if address is not None and not isinstance(address, str):
@@ -205,11 +204,13 @@ class RayVecEnv(WorkerPoolVecEnv):
         try:
             if workers is None:
                 workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-            self._init_pool(min(workers, num_envs), batch_size)
-            actor = ray.remote(RayWorker).options(**options)
-            for group in self._groups:
-                args = (payload(group), group[0], len(group), self.autoreset, self.native_slices)
-                self._actors.append(actor.remote(*args))
+            self._init_pool(
+                min(workers, num_envs), batch_size, step_timeout, on_worker_failure, max_restarts
+            )
+            self._actor_class = ray.remote(RayWorker).options(**options)
+            self._payloads = [payload(group) for group in self._groups]
+            for w in range(self.num_workers):
+                self._actors.append(self._new_actor(w))
             outcomes = self._start()
             ready = [w for w, out in enumerate(outcomes) if isinstance(out, tuple) and out[0]]
             starts = self._results(outcomes)
@@ -222,6 +223,12 @@ class RayVecEnv(WorkerPoolVecEnv):
             RayWorkerInfo(node, pid, range(group[0], group[-1] + 1))
             for (_, _, node, pid), group in zip(starts, self._groups, strict=True)
         ]
+
+    def _new_actor(self, w: int) -> Any:
+        """A new actor for worker ``w``, building its sub-envs."""
+        group = self._groups[w]
+        args = (self._payloads[w], group[0], len(group), self.autoreset, self.native_slices)
+        return self._actor_class.remote(*args)
 
     def _start(self) -> list[Any]:
         """Every worker's ``start`` outcome (as ``_get``), waiting ``start_timeout`` for them."""
@@ -343,8 +350,9 @@ class RayVecEnv(WorkerPoolVecEnv):
             seeds = make_seed_sequence(check_vector_seed(seed), self.num_workers)
         return [(s, opts[lo:hi]) for s, (lo, hi) in zip(seeds, self._bounds, strict=True)]
 
-    def _reset_result(self, outcomes: list[Any]) -> VecResetResult[Any]:
+    def _reset_result(self, seed: Any, outcomes: list[Any]) -> VecResetResult[Any]:
         batches, parts = self._unpack(self._results(outcomes))
+        self._reset_seen(resolve_seeds(seed, self.num_envs), None, batches)
         return VecResetResult(batches, [info for part in parts for info in part[1]])
 
     def reset(
@@ -353,7 +361,7 @@ class RayVecEnv(WorkerPoolVecEnv):
         """Reset every sub-env and unfreeze them all."""
         self._check_open()
         refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(self._get(refs))
+        return self._reset_result(seed, self._get(refs))
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -361,7 +369,7 @@ class RayVecEnv(WorkerPoolVecEnv):
         """``reset``, awaiting the workers without blocking the event loop."""
         self._check_open()
         refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(await self._await(refs))
+        return self._reset_result(seed, await self._await(refs))
 
     def _whole(self, options: Any) -> Any:
         """``options`` of a reset of every sub-env; a mask selecting only some is refused."""
@@ -387,7 +395,7 @@ class RayVecEnv(WorkerPoolVecEnv):
         """Each worker's part of ``actions``: a sub-batch for a slice, else a list or rows."""
         if not self.native_slices:
             return super()._cut_actions(actions, spans, count, whole)
-        chunks = _cut(self.action_space, actions, spans, count)
+        chunks = cut_batch(self.action_space, actions, spans, count)
         if chunks is None:
             raise InvalidAction(actions, self.batch_action_space)
         return list(chunks)
@@ -431,6 +439,50 @@ class RayVecEnv(WorkerPoolVecEnv):
         # arrays in Ray's object store are copied out
         batch = part[0] if batch is None else join_batches(self.observation_space, [batch])
         return "ok", VecStepResult(batch, part[1], part[2], part[3], part[4], sent.ids)
+
+    def _kill(self, w: int) -> None:
+        """Kill worker ``w``'s actor."""
+        with contextlib.suppress(Exception):
+            self._ray.kill(self._actors[w], no_restart=True)
+        self._dead.setdefault(
+            w,
+            VecEnvWorkerError(
+                self._groups[w][0],
+                "RayActorError",
+                f"the Ray worker holding {self._held(w)} was killed",
+                "",
+            ),
+        )
+
+    def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
+        """Start a new actor for worker ``w`` and reset its sub-envs with ``seeds`` (a native
+        slice with the first)."""
+        self._kill(w)
+        self._actors[w] = self._new_actor(w)
+        self._dead.pop(w, None)
+        limit = None if math.isinf(self.start_timeout) else self.start_timeout
+        _, _, node, pid = self._call(w, "start", None, limit)
+        self._workers[w] = RayWorkerInfo(node, pid, self._workers[w].ranks)
+        payload: Any = [(seed, None) for seed in seeds]
+        if self.native_slices:
+            payload = (seeds[0], None)
+        batches, parts = self._unpack([self._call(w, "reset", dumps(payload), self.step_timeout)])
+        return list(zip(iterate(self.observation_space, batches), parts[0][1], strict=True))
+
+    def _call(self, w: int, command: str, body: bytes | None, limit: float | None) -> Any:
+        """Worker ``w``'s result of ``command`` within ``limit`` seconds (None: no limit);
+        ``VecEnvWorkerError`` when it fails, dies or is late."""
+        ref = self._actors[w].run.remote(command, body)
+        done, _ = self._ray.wait([ref], timeout=limit)
+        if not done:
+            text = f"the rebuilt worker did not answer {command} within {limit:g} s"
+            raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
+        outcome = self._get([ref])[0]
+        if isinstance(outcome, BaseException):
+            raise self._ray_error(w, outcome)
+        if not outcome[0]:
+            raise VecEnvWorkerError(*outcome[1])
+        return outcome[1]
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """``step``, awaiting the workers without blocking the event loop."""
@@ -527,6 +579,8 @@ class RayVecEnv(WorkerPoolVecEnv):
             outcome = self._get([ref])[0]
             if isinstance(outcome, BaseException):
                 error = self._ray_error(w, outcome)
+                if self._restarter is not None:  # restarting, a death is healed, not reported
+                    continue
             elif not outcome[0]:
                 error = VecEnvWorkerError(*outcome[1])
             else:
@@ -540,20 +594,3 @@ class RayVecEnv(WorkerPoolVecEnv):
         self.closed = True
         with contextlib.suppress(Exception):  # e.g. at interpreter shutdown
             self._shutdown([])
-
-
-def _check_worker_options(options: Any) -> dict[str, Any]:
-    """``worker_options`` checked: a mapping of actor options, one call at a time."""
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise TypeError(
-            f"worker_options must be a mapping of Ray actor options, got {options!r} "
-            f"({type(options).__name__})."
-        )
-    if options.get("max_concurrency", 1) != 1:
-        raise ValueError(
-            "worker_options: a RayVecEnv worker runs one call at a time, in order; "
-            f"max_concurrency must be 1, got {options['max_concurrency']!r}."
-        )
-    return dict(options)

@@ -121,7 +121,15 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         self.venv.send(actions, env_ids)
 
     def recv(self) -> VecStepResult[WObsType]:
-        """``venv.recv()``."""
+        """``venv.recv()``; ``NotImplementedError`` for a subclass that changes ``step`` but
+        not ``recv``, whose results would otherwise pass through unchanged."""
+        cls = type(self)
+        if cls.recv is VecWrapper.recv and cls.step is not VecWrapper.step:
+            raise NotImplementedError(
+                f"{cls.__name__} overrides step() but not recv(): implement recv() to treat "
+                "the partial batches of send() / recv() as step() treats whole ones (rows "
+                "of sub-envs result.env_ids)."
+            )
         return self.venv.recv()  # type: ignore[return-value]
 
     def close(self) -> None:
