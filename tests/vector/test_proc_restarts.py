@@ -49,6 +49,17 @@ def test_restart_with_worker_groups_and_no_shared_memory() -> None:
     checks.check_group_mates_are_owed(lambda fns, **kw: build(fns, shared_memory=False, **kw), kill)
 
 
+def test_a_partial_reset_after_a_restart_keeps_the_new_episodes() -> None:
+    vec = build([checks.toy] * 2, num_workers=1, shared_memory=False, on_worker_failure="restart")
+    vec.reset(seed=0)
+    result = vec.step(np.array([0, checks.FAIL]))  # one worker: both sub-envs restart
+    assert result.truncated.tolist() == [True, True]
+    again = vec.reset(options={"reset_mask": np.array([True, False])})
+    np.testing.assert_array_equal(again.observations[1], result.observations[1])
+    assert again.infos[1] == {}
+    vec.close()
+
+
 def test_crash_loop(tmp_path: Path) -> None:
     checks.check_crash_loop(build, tmp_path)
 

@@ -16,6 +16,8 @@ ray = pytest.importorskip("ray")
 import ray_helpers as helpers  # noqa: E402
 import worker_failures as checks  # noqa: E402
 
+import sekai  # noqa: E402
+from sekai.testing import assert_trees_equal  # noqa: E402
 from sekai.vector import RayVecEnv, VecEnv  # noqa: E402
 
 deadline = toys.deadline  # autouse
@@ -33,7 +35,9 @@ def build(fns: list[Any], **kwargs: Any) -> RayVecEnv:
 
 def kill(vec: VecEnv[Any, Any], w: int) -> None:
     assert isinstance(vec, RayVecEnv)
+    pid = vec.workers[w].pid
     ray.kill(vec._actors[w], no_restart=True)
+    assert helpers.all_gone([pid])  # a kill is asynchronous
 
 
 @pytest.fixture(autouse=True)
@@ -74,3 +78,24 @@ def test_restarted_workers_are_listed_and_closed() -> None:
     assert helpers.all_gone([before])
     PIDS.add(after.pid)
     vec.close()
+
+
+def test_native_slice_is_rebuilt_whole() -> None:
+    vec = sekai.make_vec(
+        "Trading-v0",
+        4,
+        vectorization_mode="ray",
+        vector_kwargs={"num_workers": 2, "on_worker_failure": "restart"},
+    )
+    with vec:
+        assert vec.native_slices
+        PIDS.update(w.pid for w in vec.workers)
+        seen = vec.reset(seed=3).observations
+        kill(vec, 1)  # sub-envs 2 and 3
+        result = vec.step(np.zeros(4, dtype=np.int64))
+        assert result.truncated[2:].all() and vec.restarts.tolist() == [0, 1]
+        for i in (2, 3):
+            assert result.infos[i]["worker_failure"].rank == 2
+            assert_trees_equal(result.infos[i]["final_observation"], seen[i])
+        PIDS.update(w.pid for w in vec.workers)
+        assert not vec.step(np.zeros(4, dtype=np.int64)).truncated[2:].any()

@@ -111,6 +111,7 @@ def test_a_killed_worker_fails_its_sub_envs_only() -> None:
     vec = RayVecEnv([toy()] * 4, num_workers=2, batch_size=1)
     vec.reset(seed=0)
     ray.kill(vec._actors[0])
+    assert helpers.all_gone([vec.workers[0].pid])  # a kill is asynchronous
     vec.send(np.zeros(4, int))
     ids: list[int] = []
     with pytest.raises(VecEnvWorkerError, match="the Ray worker holding sub-envs 0-1 died"):

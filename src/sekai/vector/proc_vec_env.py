@@ -381,26 +381,28 @@ class ProcVecEnv(WorkerPoolVecEnv):
             ]
         self._start_worker(multiprocessing.get_context(self._context), w, self._payloads[w])
         self._dead.pop(w, None)
-        self._ask(w, None, None)  # the construction reply
+        self._ask(w, None, None, None)  # the construction reply, as long as it takes
         if shm is not None:
-            self._ask(w, "attach", (shm.name, self.observation_space, self.num_envs))
-        rows = self._ask(w, "reset", [(seed, None) for seed in seeds])
+            self._ask(w, "attach", (shm.name, self.observation_space, self.num_envs), None)
+        rows = self._ask(w, "reset", [(seed, None) for seed in seeds], self.step_timeout)
         if shm is None:
+            for i, row in zip(self._groups[w], rows, strict=True):
+                self._observed[i] = row[0]
             return [(row[0], row[1]) for row in rows]
         group = np.array(self._groups[w], dtype=np.intp)
         observations = iterate(self.observation_space, shm.read(group))
         return list(zip(observations, [row[0] for row in rows], strict=True))
 
-    def _ask(self, w: int, command: str | None, payload: Any) -> Any:
+    def _ask(self, w: int, command: str | None, payload: Any, limit: float | None) -> Any:
         """Worker ``w``'s result of ``command`` (None: its construction reply), within
-        ``step_timeout``; ``VecEnvWorkerError`` when it fails, dies or is late."""
+        ``limit`` seconds (None: no limit); ``VecEnvWorkerError`` when it fails, dies or is
+        late."""
         seq = 0
         if command is not None:
             self._seq += 1
             seq = self._seq
             with contextlib.suppress(*_DEAD_PIPE):
                 self._conns[w].send_bytes(frame(seq, dumps((command, payload))))
-        limit = self.step_timeout
         reply = self._await(w, seq, None if limit is None else time.monotonic() + limit)
         if reply is None:
             if w in self._dead:

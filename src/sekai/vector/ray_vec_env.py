@@ -489,8 +489,10 @@ class RayVecEnv(WorkerPoolVecEnv):
         self._check_idle("step")
         self.send(actions)
         refs = [sent.handle for queue in self._queues for sent in queue]
-        try:
-            await self._await(refs)
+        try:  # past step_timeout, the rest (killing the late workers) is step()'s
+            await asyncio.wait_for(self._await(refs), self.step_timeout)
+        except TimeoutError:
+            pass
         except BaseException:
             self._abandon()
             raise
