@@ -346,3 +346,15 @@ def test_frozen_sub_envs_keep_their_state() -> None:
     assert np.array_equal(vec.state[0], frozen)
     assert np.array_equal(second.observations[0], first.observations[0])
     assert second.rewards[0] == 0.0 and second.infos[0] == {}
+
+
+def test_bit_identity_holds_where_numpy_array_power_is_not_c_pow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sekai.envs.classic_control import _vector
+
+    monkeypatch.setattr(_vector, "array_power_is_c_pow", lambda dtype: False)
+    x = np.random.default_rng(0).uniform(-5.0, 5.0, 1000)
+    assert np.array_equal(_vector.square(x), np.array([v**2 for v in x.tolist()]))
+    for name in ("Pendulum", "Acrobot"):
+        _run_from_states(CASES[name], n=20, steps=20, seed=7)

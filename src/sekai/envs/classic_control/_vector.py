@@ -8,6 +8,7 @@ an action keeps the dtype of its batch, as the single env keeps the dtype of its
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -21,7 +22,14 @@ from sekai.error import InvalidAction
 from sekai.vector.template import TemplateVecEnv
 from sekai.vector.vec_env import VecEnv
 
-__all__ = ["StateVecEnv", "clamp", "discrete_actions", "first_elements", "square"]
+__all__ = [
+    "StateVecEnv",
+    "array_power_is_c_pow",
+    "clamp",
+    "discrete_actions",
+    "first_elements",
+    "square",
+]
 
 EnvT = TypeVar("EnvT", bound=Env[Any, Any])
 
@@ -29,12 +37,24 @@ _UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}
 
 
 def square(x: NDArray[Any]) -> NDArray[Any]:
-    """``x ** 2`` per element as C ``pow`` computes it, which Python's ``float ** 2`` calls.
+    """``x ** 2`` per element as C ``pow`` computes it, which the single envs' scalars call.
 
     ``pow(x, 2)`` and ``x * x`` differ in the last bit for about one value in a thousand; an
-    exponent array, unlike a scalar, keeps NumPy from taking its ``x * x`` shortcut.
+    exponent array, unlike a scalar, keeps NumPy from taking its ``x * x`` shortcut. Where
+    NumPy's array power is not C ``pow`` on this CPU (a SIMD approximation), the elements are
+    raised one by one instead.
     """
-    return np.power(x, np.full(x.shape, 2, x.dtype))
+    if array_power_is_c_pow(x.dtype):
+        return np.power(x, np.full(x.shape, 2, x.dtype))
+    return np.array([value**2 for value in x], dtype=x.dtype)
+
+
+@functools.cache
+def array_power_is_c_pow(dtype: np.dtype[Any]) -> bool:
+    """Whether ``np.power`` on arrays of ``dtype`` gives what it gives on scalars (C ``pow``)."""
+    probe = np.random.default_rng(0).uniform(-30.0, 30.0, 4096).astype(dtype)
+    scalars = np.array([value**2 for value in probe], dtype=dtype)
+    return bool(np.array_equal(np.power(probe, np.full(probe.shape, 2, dtype)), scalars))
 
 
 def clamp(x: NDArray[Any], low: float, high: float) -> None:
