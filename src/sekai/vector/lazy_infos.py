@@ -110,13 +110,14 @@ def _own(row: Any) -> Any:
 
 
 def check_info_arrays(infos: Mapping[str, Any], n: int) -> dict[str, NDArray[Any]]:
-    """Copies of the info values as arrays, each checked to have a leading axis of ``n``.
+    """C-contiguous copies of the info values as arrays, each with a leading axis of ``n``.
 
-    Copying keeps a lazily split info correct when a subclass returns its own state arrays.
+    Copying keeps a lazily split info correct when a subclass returns its own state arrays
+    (or views of them, such as a transposed state: each sub-env's row comes out contiguous).
     """
     arrays = {}
     for key, value in infos.items():
-        array = np.array(value)
+        array = np.array(value, order="C")
         if array.ndim == 0 or array.shape[0] != n:
             raise ValueError(
                 f"info {key!r} must be an array with a leading axis of {n} sub-envs, "

@@ -75,7 +75,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     def _observe(self) -> NDArray[np.float32]:
         lookback = self.template.lookback
         obs = np.empty((self.num_envs, lookback + 1), np.float32)
-        obs[:, :lookback] = self._windows32[self._index, self._t]
+        obs[:, :lookback] = self._observed_windows()
         obs[:, lookback] = self.position
         return obs
 
