@@ -52,6 +52,8 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
     n_assets = Param(SHAPE_READ_ONLY)
     allow_short = Param(SHAPE_READ_ONLY)
     corr = Param()
+    mu = Param()
+    sigma = Param()
 
     def _allocate(self) -> None:
         super()._allocate()

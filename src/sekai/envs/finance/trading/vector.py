@@ -30,6 +30,8 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     env_class = TradingEnv
     positions = Param()
     s0 = Param()
+    mu = Param()
+    sigma = Param()
 
     def _allocate(self) -> None:
         super()._allocate()

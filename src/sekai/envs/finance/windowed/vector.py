@@ -35,7 +35,8 @@ def _windows(returns: NDArray[Any], count: int, lookback: int) -> NDArray[Any]:
 
 
 class WindowedVecEnv(TemplateVecEnv[WindowedT]):
-    """The batched ``WindowedEnv``: the machinery ``TradingVecEnv`` and ``PortfolioVecEnv`` share.
+    """The batched ``WindowedEnv``: the machinery of ``TradingVecEnv``, ``PortfolioVecEnv`` and
+    ``MarketVecEnv``.
 
     Each sub-env holds one price window, ``_paths[i]`` (``(window,)`` or ``(window, n)``),
     with its log returns (float64 and float32) and its decision counter ``_t[i]``; a history
@@ -51,8 +52,6 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
     cost_model = Param()
     reward_fn = Param()
     dt = Param()
-    mu = Param()
-    sigma = Param()
     model = Param()
     capital = Param()
 
