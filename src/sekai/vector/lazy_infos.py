@@ -228,6 +228,9 @@ class LazyInfos(list[dict[str, Any]]):
             assert space is not None
             if self._final_compact:
                 self._final_rows = [_own(row) for row in iterate(space, batch)]
+            elif isinstance(space, _ARRAY_SPACES) and _array_batch(space, batch):
+                # one fancy-indexed copy, split into rows that share no memory with the batch
+                self._final_rows = list(batch[self._final_indices])
             else:
                 indices = self._final_indices.tolist()
                 self._final_rows = [take_index(space, batch, i) for i in indices]

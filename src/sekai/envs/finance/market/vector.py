@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance.market.env import MarketEnv
+from sekai.envs.finance.market.env import MarketEnv, exogenous_rows, initial_slots
 from sekai.envs.finance.windowed.env import add_history_context
 from sekai.envs.finance.windowed.vector import SHAPE_READ_ONLY, WindowedVecEnv
 from sekai.error import InvalidAction
 from sekai.finance.account import project_weights, settle
 from sekai.finance.rewards import StepOutcome
 from sekai.finance.universe import SlotMap
+from sekai.spaces import Dict
 from sekai.vector.template import Param
 
 __all__ = ["MarketVecEnv"]
@@ -63,10 +64,11 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         window = template.window
         self.equity: Array = np.ones(n)
         self.weights: Array = np.zeros((n, slots))
-        self.slot_asset: NDArray[np.intp] = np.tile(template._initial_slots(), (n, 1))
+        self._initial_slots = initial_slots(total, slots)
+        self.slot_asset: NDArray[np.intp] = np.tile(self._initial_slots, (n, 1))
         self.tradable: NDArray[np.bool_] = np.zeros((n, slots), bool)
         self._slot_maps: list[SlotMap] | None = None
-        if template._slot_map is not None:
+        if slots < total:
             self._slot_maps = [SlotMap(slots) for _ in range(n)]
         self._listed = np.zeros((n, window, total + 1), bool)
         self._leaving = np.zeros((n, window - 1, total + 1), bool)
@@ -75,10 +77,15 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         self._channels = np.zeros((n, total + 1, window, channels), np.float32)
         lookback = template.lookback
         self._channel_windows = _time_windows(self._channels, 2, lookback)
-        width = sum(template._widths)
         self._market: NDArray[np.float32] | None = None
+        self._exogenous_rows: NDArray[np.float32] | None = None
         if template.exogenous:
+            shape = cast(Dict, self.observation_space)["market"].shape
+            assert shape is not None
+            width = shape[1]
             self._market = np.zeros((n, window, width), np.float32)
+            if template.history is not None:
+                self._exogenous_rows = exogenous_rows(template.history.data, template.exogenous)
             self._market_windows = _time_windows(self._market, 1, lookback)
         self._sim_state: dict[str, NDArray[Any]] = {}
         self._pending_state: dict[str, NDArray[Any]] = {}  # of the windows being simulated
@@ -118,7 +125,7 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         self.equity[indices] = 1.0
         self.weights = self.weights.copy()
         self.weights[indices] = 0.0
-        self.slot_asset[indices] = template._initial_slots()
+        self.slot_asset[indices] = self._initial_slots
         if self._slot_maps is not None:
             for i in indices.tolist():
                 self._slot_maps[i].reset()
@@ -163,12 +170,12 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
             field = history.data.field(name)[rows]
             channels[:, :n, :, 2 + j] = np.where(np.isnan(field), 0.0, field).transpose(0, 2, 1)
         if self._market is not None:
-            if template._exogenous_history is not None:
-                self._market[indices] = template._exogenous_history[rows]
+            if self._exogenous_rows is not None:
+                self._market[indices] = self._exogenous_rows[rows]
             else:
                 columns = [
-                    np.reshape(self._sim_state[name][indices], (k, window, width))
-                    for name, width in zip(template.exogenous, template._widths, strict=True)
+                    np.reshape(self._sim_state[name][indices], (k, window, -1))
+                    for name in template.exogenous
                 ]
                 market = np.concatenate(columns, axis=2)
                 self._market[indices] = np.where(np.isnan(market), 0.0, market)
@@ -211,7 +218,8 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
     def slot_assets(self) -> NDArray[np.object_]:
         """Object array ``(N,)``: each sub-env's tuple of slot asset ids (None: empty slot)."""
         template = self.template
-        ids, n = template._ids, template.n_total
+        n = template.n_total
+        ids = tuple(range(n)) if template.data is None else template.data.assets
         result = np.empty(self.num_envs, dtype=object)
         for i, row in enumerate(self.slot_asset.tolist()):
             result[i] = tuple(None if j == n else ids[j] for j in row)
