@@ -111,12 +111,13 @@ def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
         "Market-v0",
         "LimitOrderBook-v0",
     ]
-    vector = {"Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0"}
+    vector = {"Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0", "Market-v0"}
     for env_id in ids:
         spec = sekai.spec(env_id)
         assert spec.max_episode_steps is None and spec.kwargs == {}
         assert (spec.vector_entry_point is not None) == (env_id in vector)
     assert sekai.spec("Market-v0").entry_point == "sekai.envs.finance.market_env:MarketEnv"
+    assert sekai.spec("Market-v0").vector_entry_point == "sekai.envs.finance.vector:MarketVecEnv"
     assert sekai.spec("LimitOrderBook-v0").entry_point == (
         "sekai.envs.finance.lob_env:LimitOrderBookEnv"
     )

@@ -23,6 +23,7 @@ from sekai.finance import (
     StepOutcome,
 )
 from sekai.finance.rewards import RewardFunction
+from sekai.testing import check_native_matches
 from sekai.vector import SyncVecEnv
 from sekai.wrappers import TimeLimit
 
@@ -422,3 +423,40 @@ def test_info_keys_match_the_single_envs() -> None:
     assert list(trading.step(np.ones(2, int)).infos[1]) == TRADING_INFO
     assert list(portfolio.step(np.ones((2, 6))).infos[1]) == PORTFOLIO_INFO
     assert repr(trading) == "TradingVecEnv(num_envs=2)"
+
+
+# --- the batched layout of PortfolioVecEnv ----------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"allow_short": True, "n_assets": 9}, {"n_assets": 1}])
+def test_one_portfolio_sub_env_replays_its_single_env_through_resets(
+    kwargs: dict[str, Any],
+) -> None:
+    """Simulated markets too: one sub-env and the single env draw the same numbers."""
+    options = {"episode_length": 12, "lookback": 4, **kwargs}
+    problems = check_native_matches(
+        lambda: PortfolioEnv(**options),
+        lambda **kw: PortfolioVecEnv(**options, **kw),
+        num_envs=1,
+        steps=40,
+        seed=5,
+    )
+    assert problems == []
+
+
+def test_portfolio_windows_and_weights_when_sub_envs_are_at_different_steps() -> None:
+    vec = PortfolioVecEnv(3, n_assets=2, episode_length=10, lookback=3)
+    vec.reset(seed=0)
+    vec._t = np.array([0, 4, 9])
+    windows = vec._observe()["returns"]
+    for i, t in enumerate([0, 4, 9]):
+        np.testing.assert_array_equal(windows[i], vec._log_returns32[i, t : t + 3])
+    vec.weights = [[0.5, 0.25, 0.25], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    assert vec.get_attr("weights")[2].tolist() == [1.0, 0.0, 0.0]
+    weights = vec.weights
+    weights[0] = 0.0  # a copy
+    assert vec.weights[0].tolist() == [0.5, 0.25, 0.25]
+    info = vec.step(np.full((3, 3), 0.5, np.float32)).infos[1]["weights"]
+    assert info.flags.c_contiguous and info.shape == (3,)
+    with pytest.raises(ValueError, match="shape"):
+        vec.weights = np.ones((3, 2))

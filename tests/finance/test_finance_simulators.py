@@ -188,6 +188,15 @@ def test_gbm_paths_draw_once_in_path_major_order():
     np.testing.assert_allclose(paths[:, 1:], 100.0 * np.exp(log), rtol=1e-12)
 
 
+@pytest.mark.parametrize("corr", [CORR, None])
+def test_gbm_prices_into_buffers_are_simulate_number_for_number(corr: np.ndarray | None) -> None:
+    model = GBM(mu=[0.1, 0.0, -0.2], sigma=[0.3, 0.1, 0.5], corr=corr, s0=[100.0, 5.0, 1.0])
+    expected = model.simulate(np.random.default_rng(9), 40, n_paths=6).prices
+    prices, work, spare = np.zeros((6, 41, 3)), np.zeros((6, 40, 3)), np.zeros((6, 40, 3))
+    model._prices_into(np.random.default_rng(9), prices, work, spare)
+    assert np.array_equal(prices.view(np.uint64), expected.view(np.uint64))
+
+
 def test_gbm_log_normal_moments():
     mu, sigma, dt, n = 0.08, 0.25, 1 / 12, 12
     model = GBM(mu, sigma, corr=None, dt=dt, n_assets=2)

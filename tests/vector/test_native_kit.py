@@ -253,6 +253,6 @@ def test_finance_vector_envs_use_only_public_state_of_template_and_base() -> Non
     assert {"_frozen", "_active", "_all"} <= base_private
     root = Path(sekai.envs.finance.__file__).parent
     modules = sorted(root.glob("*/vector.py"))
-    assert len(modules) == 5  # four envs and the windowed base
+    assert len(modules) == 6  # five envs and the windowed base
     reads = {str(p.relative_to(root)): _private_reads(p, base_private) for p in modules}
     assert reads == {name: [] for name in reads}

@@ -219,12 +219,8 @@ def test_get_set_call(toyvec: RayVecEnv) -> None:
 
 
 def test_action_mask_matches_sync() -> None:
-    with (
-        sekai.make_vec(
-            "Market-v0", 3, vectorization_mode="ray", vector_kwargs={"num_workers": 2}
-        ) as vec,
-        sekai.make_vec("Market-v0", 3, vectorization_mode="sync") as sync,
-    ):
+    fns = [lambda: sekai.make("Market-v0")] * 3
+    with RayVecEnv(fns, num_workers=2) as vec, SyncVecEnv(fns) as sync:
         assert not vec.native_slices
         vec.reset(seed=4)
         sync.reset(seed=4)

@@ -97,6 +97,7 @@ register(
 register(
     "Market-v0",
     f"{_FINANCE}.market_env:MarketEnv",
+    vector_entry_point=f"{_FINANCE}.vector:MarketVecEnv",
     renderer=f"{_FINANCE}.market:MarketRenderer",
 )
 register(

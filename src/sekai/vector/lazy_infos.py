@@ -110,13 +110,14 @@ def _own(row: Any) -> Any:
 
 
 def check_info_arrays(infos: Mapping[str, Any], n: int) -> dict[str, NDArray[Any]]:
-    """Copies of the info values as arrays, each checked to have a leading axis of ``n``.
+    """C-contiguous copies of the info values as arrays, each with a leading axis of ``n``.
 
-    Copying keeps a lazily split info correct when a subclass returns its own state arrays.
+    Copying keeps a lazily split info correct when a subclass returns its own state arrays
+    (or views of them, such as a transposed state: each sub-env's row comes out contiguous).
     """
     arrays = {}
     for key, value in infos.items():
-        array = np.array(value)
+        array = np.array(value, order="C")
         if array.ndim == 0 or array.shape[0] != n:
             raise ValueError(
                 f"info {key!r} must be an array with a leading axis of {n} sub-envs, "
@@ -227,6 +228,9 @@ class LazyInfos(list[dict[str, Any]]):
             assert space is not None
             if self._final_compact:
                 self._final_rows = [_own(row) for row in iterate(space, batch)]
+            elif isinstance(space, _ARRAY_SPACES) and _array_batch(space, batch):
+                # one fancy-indexed copy, split into rows that share no memory with the batch
+                self._final_rows = list(batch[self._final_indices])
             else:
                 indices = self._final_indices.tolist()
                 self._final_rows = [take_index(space, batch, i) for i in indices]

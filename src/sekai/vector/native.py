@@ -292,7 +292,7 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
         arrays: dict[str, NDArray[Any]],
     ) -> VecStepResult[ObsType]:
         n = self.num_envs
-        done = np.flatnonzero(terminated | truncated)
+        done = np.logical_or(terminated, truncated).nonzero()[0]
         if not len(done):
             return VecStepResult(observations, rewards, terminated, truncated, LazyInfos(n, arrays))
         self._reset_envs(done, [None] * len(done))

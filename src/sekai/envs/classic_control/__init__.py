@@ -1,11 +1,14 @@
-"""The five classic-control environments, numerically identical to gymnasium's, and their
-renderers."""
+"""The five classic-control environments, numerically identical to gymnasium's, their native
+vector versions (each sub-env bit for bit the single env) and their renderers."""
 
-from sekai.envs.classic_control.acrobot import AcrobotEnv
-from sekai.envs.classic_control.cartpole import CartPoleEnv
-from sekai.envs.classic_control.continuous_mountain_car import ContinuousMountainCarEnv
-from sekai.envs.classic_control.mountain_car import MountainCarEnv
-from sekai.envs.classic_control.pendulum import PendulumEnv
+from sekai.envs.classic_control.acrobot import AcrobotEnv, AcrobotVecEnv
+from sekai.envs.classic_control.cartpole import CartPoleEnv, CartPoleVecEnv
+from sekai.envs.classic_control.continuous_mountain_car import (
+    ContinuousMountainCarEnv,
+    ContinuousMountainCarVecEnv,
+)
+from sekai.envs.classic_control.mountain_car import MountainCarEnv, MountainCarVecEnv
+from sekai.envs.classic_control.pendulum import PendulumEnv, PendulumVecEnv
 from sekai.envs.classic_control.rendering import (
     AcrobotRenderer,
     CartPoleRenderer,
@@ -19,6 +22,11 @@ __all__ = [
     "ContinuousMountainCarEnv",
     "MountainCarEnv",
     "PendulumEnv",
+    "AcrobotVecEnv",
+    "CartPoleVecEnv",
+    "ContinuousMountainCarVecEnv",
+    "MountainCarVecEnv",
+    "PendulumVecEnv",
     "AcrobotRenderer",
     "CartPoleRenderer",
     "MountainCarRenderer",

@@ -183,7 +183,8 @@ def _from_log(s0: Array, log_paths: Array) -> Array:
     shape = (*log_paths.shape[:-2], log_paths.shape[-2] + 1, log_paths.shape[-1])
     prices = np.empty(shape)
     prices[..., 0, :] = s0
-    prices[..., 1:, :] = s0 * np.exp(log_paths)
+    # exp on the contiguous logs, as for one path: SIMD and scalar exp may differ in the last bit
+    np.multiply(np.exp(log_paths), s0, out=prices[..., 1:, :])
     return prices
 
 

@@ -30,8 +30,12 @@ def _gbm_coefficients(mu: Array, sigma: Array, dt: float) -> tuple[Array, Array]
 
 
 def _gbm_prices(z: Array, drift: Array, vol: Array, s0: Array, chol_t: Array | None) -> Array:
-    """Exact GBM prices from shocks ``z (..., n_steps, n)``; row 0 is ``s0``."""
-    return _from_log(s0, np.cumsum(drift + vol * _shocks(z, chol_t), axis=-2))
+    """Exact GBM prices from shocks ``z (..., n_steps, n)``, which it overwrites; row 0 is
+    ``s0``. The log increments ``drift + vol * shocks`` are formed and summed in place."""
+    increments = _shocks(z, chol_t)
+    increments *= vol
+    increments += drift
+    return _from_log(s0, np.cumsum(increments, axis=-2, out=increments))
 
 
 class GBM(_FrozenModel):
@@ -68,6 +72,22 @@ class GBM(_FrozenModel):
         n_steps, paths = _run_shape(n_steps, n_paths)
         z = rng.standard_normal((*paths, n_steps, self._n_assets))
         return Simulation(_gbm_prices(z, self._drift, self._vol, self.s0, self._chol_t))
+
+    def _prices_into(
+        self, rng: np.random.Generator, prices: Array, work: Array, spare: Array
+    ) -> None:
+        """``simulate(rng, n_steps, n_paths=k).prices``, number for number, written into
+        ``prices (k, n_steps + 1, n)``, with ``work`` and ``spare`` as contiguous
+        ``(k, n_steps, n)`` scratch arrays (``spare`` only used when the assets correlate)."""
+        increments = rng.standard_normal(out=work)
+        if self._chol_t is not None:
+            increments = np.matmul(increments, self._chol_t, out=spare)
+        increments *= self._vol
+        increments += self._drift
+        np.cumsum(increments, axis=-2, out=increments)
+        np.exp(increments, out=increments)
+        prices[:, 0] = self.s0
+        np.multiply(increments, self.s0, out=prices[:, 1:])
 
 
 def simulate_gbm(

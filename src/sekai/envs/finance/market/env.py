@@ -16,12 +16,13 @@ from sekai.envs.finance._checks import check_float, check_int, episode_ended
 from sekai.envs.finance.windowed.env import WindowedEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.account import AccountConfig, project_weights, settle
+from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import GBM, ListingProcess, MarketModel, RegimeSwitching
 from sekai.finance.universe import SlotMap
 from sekai.spaces import Box, Dict, MaskedBox, Space
 
-__all__ = ["MarketEnv", "default_market"]
+__all__ = ["MarketEnv", "default_market", "exogenous_rows", "initial_slots"]
 
 Array = NDArray[np.float64]
 
@@ -67,6 +68,25 @@ def _flag(value: Any, name: str) -> bool:
 def _zero_nan(values: Array) -> NDArray[np.float32]:
     """``values`` as float32 with NaN replaced by 0."""
     return np.where(np.isnan(values), 0.0, values).astype(np.float32)
+
+
+def initial_slots(n_total: int, max_assets: int) -> NDArray[np.intp]:
+    """Asset column of each slot at a reset; ``n_total`` (a column of zeros) marks an empty slot.
+
+    With fewer slots than assets every slot starts empty (a ``SlotMap`` fills them), else
+    slot ``j`` holds asset ``j``.
+    """
+    if max_assets < n_total:
+        return np.full(max_assets, n_total, dtype=np.intp)
+    return np.concatenate([np.arange(n_total), np.full(max_assets - n_total, n_total)]).astype(
+        np.intp
+    )
+
+
+def exogenous_rows(market: MarketData, names: Iterable[str]) -> NDArray[np.float32]:
+    """The ``(T, width)`` float32 market rows of the exogenous series ``names`` (NaN -> 0)."""
+    columns = [np.reshape(market.exogenous_series(name), (len(market), -1)) for name in names]
+    return _zero_nan(np.concatenate(columns, axis=1))
 
 
 class MarketEnv(WindowedEnv):
@@ -161,11 +181,7 @@ class MarketEnv(WindowedEnv):
             self._widths = [market.exogenous_width(name) for name in self.exogenous]
             self._exogenous_history = None
             if self.exogenous:
-                columns = [
-                    np.reshape(market.exogenous_series(name), (len(market), -1))
-                    for name in self.exogenous
-                ]
-                self._exogenous_history = _zero_nan(np.concatenate(columns, axis=1))
+                self._exogenous_history = exogenous_rows(market, self.exogenous)
         self.n_total = n
         slots = n if max_assets is None else check_int(max_assets, "max_assets", low=1)
         self.max_assets = slots
@@ -197,10 +213,7 @@ class MarketEnv(WindowedEnv):
 
     def _initial_slots(self) -> NDArray[np.intp]:
         """Asset column of each slot; ``n_total`` (a column of zeros) marks an empty slot."""
-        n, slots = self.n_total, self.max_assets
-        if self._slot_map is not None:
-            return np.full(slots, n, dtype=np.intp)
-        return np.concatenate([np.arange(n), np.full(slots - n, n)]).astype(np.intp)
+        return initial_slots(self.n_total, self.max_assets)
 
     def _assign(self, row: int, reassign: bool) -> None:
         """Set the tradable slots at window ``row``, first reassigning dynamic slots."""

@@ -30,6 +30,8 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     env_class = TradingEnv
     positions = Param()
     s0 = Param()
+    mu = Param()
+    sigma = Param()
 
     def _allocate(self) -> None:
         super()._allocate()
@@ -75,7 +77,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     def _observe(self) -> NDArray[np.float32]:
         lookback = self.template.lookback
         obs = np.empty((self.num_envs, lookback + 1), np.float32)
-        obs[:, :lookback] = self._windows32[self._index, self._t]
+        obs[:, :lookback] = self._observed_windows()
         obs[:, lookback] = self.position
         return obs
 

@@ -35,7 +35,8 @@ def _windows(returns: NDArray[Any], count: int, lookback: int) -> NDArray[Any]:
 
 
 class WindowedVecEnv(TemplateVecEnv[WindowedT]):
-    """The batched ``WindowedEnv``: the machinery ``TradingVecEnv`` and ``PortfolioVecEnv`` share.
+    """The batched ``WindowedEnv``: the machinery of ``TradingVecEnv``, ``PortfolioVecEnv`` and
+    ``MarketVecEnv``.
 
     Each sub-env holds one price window, ``_paths[i]`` (``(window,)`` or ``(window, n)``),
     with its log returns (float64 and float32) and its decision counter ``_t[i]``; a history
@@ -51,8 +52,6 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
     cost_model = Param()
     reward_fn = Param()
     dt = Param()
-    mu = Param()
-    sigma = Param()
     model = Param()
     capital = Param()
 
@@ -96,9 +95,7 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
                 raise ValueError(
                     "the 'start' option needs historical prices; this market is simulated."
                 )
-            paths = self._simulate(len(indices))
-            log_returns = np.diff(np.log(paths), axis=1)
-            log_returns32 = log_returns.astype(np.float32)
+            self._store_simulated(indices)
         else:
             assert self._samplers is not None
             lookback, episode_length = template.lookback, template.episode_length
@@ -117,9 +114,9 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
             paths = history.prices[rows][squeeze]
             log_returns = history.log_returns[rows[:, :-1]][squeeze]
             log_returns32 = history.log_returns32[rows[:, :-1]][squeeze]
-        self._paths[indices] = paths
-        self._log_returns[indices] = log_returns
-        self._log_returns32[indices] = log_returns32
+            self._paths[indices] = paths
+            self._log_returns[indices] = log_returns
+            self._log_returns32[indices] = log_returns32
         self._t = replace_rows(self._t, indices, 0)
         self._started = True
         if len(indices) == self.num_envs:
@@ -128,6 +125,28 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
             mask = np.zeros(self.num_envs, bool)
             mask[indices] = True
             template.reward_fn.reset(mask)
+
+    def _store_simulated(self, indices: NDArray[np.intp]) -> None:
+        """Simulate new windows for ``indices`` and store them with their log returns
+        ``diff(log(paths))``."""
+        paths = self._simulate(len(indices))
+        self._paths[indices] = paths
+        logs = np.log(paths, out=paths)
+        log_returns = logs[:, 1:] - logs[:, :-1]
+        if len(indices) == self.num_envs:  # all of them, in order: no fancy indexing
+            self._log_returns[...] = log_returns
+            self._log_returns32[...] = log_returns
+        else:
+            self._log_returns[indices] = log_returns
+            self._log_returns32[indices] = log_returns
+
+    def _observed_windows(self) -> NDArray[np.float32]:
+        """Each sub-env's observed log returns, ``(N, lookback, *assets)`` float32 (new)."""
+        t = self._t
+        first = int(t[0])
+        if (t == first).all():  # every sub-env at the same step: one slice, no gather
+            return self._log_returns32[:, first : first + self.template.lookback].copy()
+        return self._windows32[self._index, t]
 
     def _decision_steps(self) -> NDArray[np.int64]:
         """Each sub-env's step counter, frozen ones kept inside the window."""

@@ -13,7 +13,7 @@ from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.classic_control._options import check_real, first_action_element, reset_bounds
-from sekai.envs.classic_control.mountain_car import MountainCarEnv
+from sekai.envs.classic_control.mountain_car.env import MountainCarEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box
 
