@@ -64,7 +64,7 @@ class Sent:
 
 Outcome = tuple[str, Any]
 """What ``_take`` read: ``("wait", None)`` (nothing for this message yet), ``("ok", rows)`` (a
-``VecStepResult`` whose observations may be None, see ``_observations``), ``("error", err)``
+``VecStepResult`` whose observations may be None, see ``_finish``), ``("error", err)``
 (a sub-env raised; the worker is alive) or ``("dead", err)`` (the worker is gone)."""
 
 
