@@ -36,7 +36,8 @@ class ToyEnv(sekai.Env):
     Faults on request: ``step(fail_on)`` raises ValueError, ``step(lock_on)`` returns an
     unpicklable observation, ``step(lock_info_on)`` an unpicklable info, ``step(a)`` returns
     ``bad_obs[a]`` as observation for an action in ``bad_obs``, ``step(slow_on)`` sleeps
-    ``delay`` seconds, ``reset(options={"fail": True})`` raises, ``close()`` raises
+    ``delay`` seconds (and first waits, up to 60 s, for file ``gate`` to exist),
+    ``reset(options={"fail": True})`` raises, ``close()`` raises
     (``fail_close``) or hangs (``hang_close``: 1 sleeps, 2 also ignores SIGTERM; ``close_delay``
     sleeps that long). ``marker``: a file touched by ``close()``.
     """
@@ -53,6 +54,7 @@ class ToyEnv(sekai.Env):
         bad_obs: dict[Any, Any] | None = None,
         slow_on: Any = None,
         delay: float = 0.0,
+        gate: str | None = None,
         fail_close: bool = False,
         hang_close: int = 0,
         close_delay: float = 0.0,
@@ -68,6 +70,7 @@ class ToyEnv(sekai.Env):
         self.bad_obs = bad_obs or {}
         self.slow_on = slow_on
         self.delay = delay
+        self.gate = gate
         self.fail_close = fail_close
         self.hang_close = hang_close
         self.close_delay = close_delay
@@ -86,6 +89,8 @@ class ToyEnv(sekai.Env):
         if self.fail_on is not None and action == self.fail_on:
             raise ValueError(f"action {action} is not supported")
         if self.slow_on is not None and action == self.slow_on:
+            if self.gate is not None:
+                wait_until(Path(self.gate).exists, 60.0, 0.005)
             time.sleep(self.delay)
         self.count += 1
         obs = self.observation_space.sample()
@@ -194,11 +199,12 @@ def reaped(pid: int) -> bool:
     return not Path(f"/proc/{pid}").exists()
 
 
-def wait_until(condition: Any, timeout: float = 10.0) -> bool:
-    """Poll ``condition()`` every 50 ms until it holds or ``timeout`` seconds pass."""
+def wait_until(condition: Any, timeout: float = 10.0, every: float = 0.05) -> bool:
+    """Poll ``condition()`` every ``every`` seconds until it holds or ``timeout`` seconds
+    pass."""
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:
             return False
-        time.sleep(0.05)
+        time.sleep(every)
     return True

@@ -282,7 +282,7 @@ def test_signal_handler_error_while_waiting(method: str, error: type[OSError]) -
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert type(info.value) is error and str(info.value) == "raised by the user's handler"
-    assert vec._dead == set() and all(p.is_alive() for p in vec._processes)
+    assert not vec._dead and all(p.is_alive() for p in vec._processes)
     assert [info["count"] for info in vec.step(np.zeros(2, int)).infos] == [2, 2]
     assert vec.get_attr("count") == [2, 2]
     close_clean(vec)

@@ -55,6 +55,7 @@ class _Worker(SubEnvGroup):
                 break
             self.seq = int.from_bytes(message[:8], "little")
             self.current = 0
+            self.places = None
             command = None
             try:
                 command, data = pickle.loads(memoryview(message)[8:])
@@ -73,7 +74,7 @@ class _Worker(SubEnvGroup):
             message = frame(seq, dumps((True, data)))
         except Exception as exc:  # blame the first sub-env whose part cannot be pickled
             rows = data if isinstance(data, list) else [data]
-            self.current = next((j for j, row in enumerate(rows) if not picklable(row)), 0)
+            self.blame(next((j for j, row in enumerate(rows) if not picklable(row)), 0))
             self._fail(seq, exc)
         else:
             self.conn.send_bytes(message)

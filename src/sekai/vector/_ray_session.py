@@ -1,16 +1,17 @@
-"""Joining Ray for ``RayVecEnv``: the connection it makes, shared and closed by the last user
-(private)."""
+"""Joining Ray for ``RayVecEnv``: the connection it makes, shared and closed by the last user,
+and the actor options it accepts (private)."""
 
 from __future__ import annotations
 
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from sekai.utils.extras import missing_extra
 
-__all__ = ["import_ray", "join", "leave"]
+__all__ = ["check_worker_options", "import_ray", "join", "leave"]
 
 _LOCK = threading.Lock()
 _OWN: dict[str, Any] = {"users": 0, "address": None, "job": None}
@@ -71,3 +72,20 @@ def leave(ray: Any) -> None:
         last = _OWN["users"] == 0 and ray.is_initialized()
         if last and ray.get_runtime_context().get_job_id() == _OWN["job"]:
             ray.shutdown()
+
+
+def check_worker_options(options: Any) -> dict[str, Any]:
+    """``worker_options`` checked: a mapping of actor options, one call at a time."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            f"worker_options must be a mapping of Ray actor options, got {options!r} "
+            f"({type(options).__name__})."
+        )
+    if options.get("max_concurrency", 1) != 1:
+        raise ValueError(
+            "worker_options: a RayVecEnv worker runs one call at a time, in order; "
+            f"max_concurrency must be 1, got {options['max_concurrency']!r}."
+        )
+    return dict(options)

@@ -77,6 +77,7 @@ class RayWorker:
             return False, self.broken
         if self.group is not None:
             self.group.current = 0
+            self.group.places = None
         try:
             data = None if payload is None else pickle.loads(payload)
             return True, getattr(self, f"_{command}")(data)
@@ -103,7 +104,7 @@ class RayWorker:
         except Exception:
             if self.group is not None:
                 bad = (j for j, row in enumerate(rows) if not picklable(row))
-                self.group.current = next(bad, 0)
+                self.group.blame(next(bad, 0))
             raise
 
     def _batch(self, observations: list[Any]) -> Any:
@@ -113,8 +114,8 @@ class RayWorker:
             return concatenate(space, observations)
         except Exception:  # blame the first sub-env whose observation is not in the space
             assert self.group is not None
-            self.group.current = next(
-                (j for j, obs in enumerate(observations) if not space.contains(obs)), 0
+            self.group.blame(
+                next((j for j, obs in enumerate(observations) if not space.contains(obs)), 0)
             )
             raise
 
@@ -136,8 +137,11 @@ class RayWorker:
         node = ray.get_runtime_context().get_node_id()
         return local.observation_space, local.action_space, node, os.getpid()
 
-    def _step(self, actions: Any) -> tuple[Any, bytes]:
-        """``_reply`` of ``(observations, rewards, terminated, truncated, infos)``."""
+    def _step(self, data: tuple[list[int] | None, Any]) -> tuple[Any, bytes]:
+        """``_reply`` of ``(observations, rewards, terminated, truncated, infos)`` of the
+        sub-envs at ``positions`` (all when None; a slice always steps as a whole), from
+        ``(positions, actions)``."""
+        positions, actions = data
         if self.vec is not None:
             result = self.vec.step(actions)
             return self._reply(
@@ -149,7 +153,7 @@ class RayWorker:
                 list(result.infos),
             )
         assert self.group is not None
-        rows = self.group.step(actions)
+        rows = self.group.step((positions, actions))
         return self._reply(
             rows,
             self._batch([row[0] for row in rows]),

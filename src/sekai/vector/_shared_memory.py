@@ -20,7 +20,7 @@ NAME_PREFIX = "sekai_"
 _ALIGN = 64
 
 _Writer = Callable[[int, Any], None]
-_Reader = Callable[[], Any]
+_Reader = Callable[[Any], Any]
 
 
 def _leaf(space: Space[Any]) -> tuple[tuple[int, ...], np.dtype[Any]] | None:
@@ -146,14 +146,16 @@ def _store(space: Space[Any], array: np.ndarray[Any, Any], index: int, obs: Any)
 
 
 def _reader(space: Space[Any], arrays: Iterator[np.ndarray[Any, Any]]) -> _Reader:
-    """A function returning a copy of the batch of ``space`` held in ``arrays``."""
+    """A function returning a copy of the batch of ``space`` held in ``arrays``: of the rows
+    it is given (an int array), or of all rows for None."""
     if isinstance(space, Dict):
         keyed = [(key, _reader(sub, arrays)) for key, sub in space.spaces.items()]
-        return lambda: {key: read() for key, read in keyed}
+        return lambda rows: {key: read(rows) for key, read in keyed}
     if isinstance(space, Tuple):
         positional = [_reader(sub, arrays) for sub in space.spaces]
-        return lambda: tuple(read() for read in positional)
-    return next(arrays).copy
+        return lambda rows: tuple(read(rows) for read in positional)
+    array = next(arrays)
+    return lambda rows: array.copy() if rows is None else array[rows]
 
 
 class SharedObservations:
@@ -190,10 +192,11 @@ class SharedObservations:
         assert self._write is not None, "the shared-memory block is closed"
         self._write(index, obs)
 
-    def read(self) -> Any:
-        """Return a copy of the batched observations (arrays, or a dict/tuple of arrays)."""
+    def read(self, rows: Any = None) -> Any:
+        """Return a copy of the batched observations (arrays, or a dict/tuple of arrays): of
+        sub-envs ``rows`` (an int array) in that order, or of all of them."""
         assert self._read is not None, "the shared-memory block is closed"
-        return self._read()
+        return self._read(rows)
 
     def close(self) -> None:
         """Detach from the block, and unlink it if this object created it. Idempotent."""

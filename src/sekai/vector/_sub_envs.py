@@ -78,6 +78,7 @@ class SubEnvGroup:
         self.envs: list[Any] = []
         self.frozen: list[StepResult[Any] | None] = []
         self.current = 0  # position in the group of the sub-env being handled
+        self.places: list[int] | None = None  # positions of the rows of a step's reply
 
     def build(self, payload: bytes) -> None:
         """Build the sub-envs from ``payload``, the pickled list of their factories."""
@@ -91,16 +92,27 @@ class SubEnvGroup:
         self.current += 1
         return fn()
 
+    def blame(self, row: int) -> None:
+        """Make the sub-env of reply row ``row`` the ``current`` one."""
+        self.current = row if self.places is None else self.places[row]
+
     def failure(self, exc: BaseException) -> Failure:
         """The report of ``exc``, raised by the sub-env at ``current``."""
         return failure(self.first + self.current, exc)
 
-    def _each(self, fn: Callable[..., Any], *columns: Iterable[Any]) -> list[Any]:
-        """``fn(j, env, *items)`` for every sub-env, even after one raised; then raise the
-        first error (``current`` names its sub-env)."""
+    def _each(
+        self,
+        fn: Callable[..., Any],
+        *columns: Iterable[Any],
+        positions: list[int] | None = None,
+    ) -> list[Any]:
+        """``fn(j, env, *items)`` for every sub-env (those at ``positions`` when given), even
+        after one raised; then raise the first error (``current`` names its sub-env)."""
         results = []
         first_error: tuple[int, Exception] | None = None
-        for j, items in enumerate(zip(self.envs, *columns, strict=True)):
+        envs = self.envs if positions is None else [self.envs[j] for j in positions]
+        places = range(len(self.envs)) if positions is None else positions
+        for j, items in zip(places, zip(envs, *columns, strict=True), strict=True):
             self.current = j
             try:
                 results.append(fn(j, *items))
@@ -119,10 +131,13 @@ class SubEnvGroup:
     def closing(self, j: int) -> None:
         """Called before sub-env ``j`` is closed (nothing here)."""
 
-    def step(self, actions: Iterable[Any]) -> list[tuple[Any, ...]]:
-        """Step each sub-env, resetting or freezing it when its episode ends: one row each,
+    def step(self, data: tuple[list[int] | None, Iterable[Any]]) -> list[tuple[Any, ...]]:
+        """Step the sub-envs at ``positions`` (all when None) with their ``actions``, given as
+        ``(positions, actions)``, resetting or freezing each whose episode ends: one row each,
         ``(obs, reward, terminated, truncated, info)``."""
-        return self._each(self._step_one, actions)
+        positions, actions = data
+        self.places = positions
+        return self._each(self._step_one, actions, positions=positions)
 
     def _step_one(self, j: int, env: Any, action: Any) -> tuple[Any, ...]:
         final = self.frozen[j]

@@ -6,6 +6,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar, cast
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sekai._types import SeedType
 from sekai.core.result import StepResult, merge_autoreset
 from sekai.vector.partial_reset import split_reset_mask
@@ -65,6 +68,7 @@ class AsyncVecEnv(InProcessVecEnv):
         """Reset every sub-env concurrently and unfreeze them all (only the selected ones
         with a ``reset_mask`` in ``options``)."""
         self._check_open()
+        self._check_idle("reset")
         mask, options = split_reset_mask(options, self.num_envs)
         if mask is not None:
             indices, seeds = self._partial_requests(mask, seed, options)
@@ -86,6 +90,7 @@ class AsyncVecEnv(InProcessVecEnv):
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env concurrently, resetting (or freezing) finished ones."""
         self._check_open()
+        self._check_idle("step")
         acts = self._split_actions(actions)
         results = await _gather(
             self._step_one(i, env, action)
@@ -93,6 +98,16 @@ class AsyncVecEnv(InProcessVecEnv):
         )
         self._observed = [r.observation for r in results]
         return self._batch_steps(results)
+
+    def _step_subset(self, ids: NDArray[np.intp], actions: Any) -> VecStepResult[Any]:
+        """Step sub-envs ``ids`` concurrently, on the private event loop."""
+        self._check_no_running_loop("send")
+        acts = self._split_actions(actions, len(ids))
+        indices = ids.tolist()
+        calls = (self._step_one(i, self.envs[i], a) for i, a in zip(indices, acts, strict=True))
+        results = self._run(_gather(calls))
+        self._keep_observed(ids, [r.observation for r in results])
+        return self._batch_steps(results, ids)
 
     async def _step_one(self, index: int, env: Any, action: Any) -> StepResult[Any]:
         final = self._frozen[index]

@@ -177,6 +177,7 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
         """Seed ``rng``, reset every sub-env and unfreeze them all (only the selected ones
         with a ``reset_mask`` in ``options``)."""
         self._check_open()
+        self._check_idle("reset")
         mask, options = split_reset_mask(options, self.num_envs)
         if mask is not None:
             return self._reset_masked(mask, seed, options)
@@ -251,6 +252,8 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
         """Advance every sub-env; reset (or freeze) the ones whose episode ended."""
         if self.closed:
             raise VecEnvClosed()
+        if self._sent:
+            self._check_idle("step")
         if self._needs_reset:
             raise ResetRequired("Call reset() before step() on a NativeVecEnv.")
         n = self.num_envs
@@ -355,15 +358,18 @@ class NativeVecEnv(SeededRNG, VecEnv[ObsType, ActType]):
 
     def get_attr(self, name: str) -> list[Any]:
         """``name`` of this object, split per sub-env when it is a ``(num_envs, ...)`` array."""
+        self._check_idle("get_attr")
         return self._per_env(name, getattr(self, name))
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call method ``name`` (or read the attribute), split per sub-env like ``get_attr``."""
+        self._check_idle("call")
         member = getattr(self, name)
         return self._per_env(name, member(*args, **kwargs) if callable(member) else member)
 
     def set_attr(self, name: str, values: Any) -> None:
         """Change an existing attribute: a list of ``num_envs`` values is stored as one array."""
+        self._check_idle("set_attr")
         if not hasattr(self, name):
             raise AttributeError(
                 f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "

@@ -3,39 +3,40 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import multiprocessing
-import numbers
 import os
 import pickle
+import select
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable
 from multiprocessing import resource_tracker
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-import cloudpickle
 import numpy as np
 
 from sekai._types import SeedType
 from sekai.core.options import check_options_type
 from sekai.error import ResetRequired, VecEnvWorkerError
-from sekai.spaces import Dict, Space, Tuple
 from sekai.spaces.utils import iterate
 from sekai.vector._proc_worker import PROTOCOL, dumps, frame, worker_main
 from sekai.vector._shared_memory import SharedObservations, supports_shared_memory
+from sekai.vector._worker_pool import (
+    Outcome,
+    Sent,
+    WorkerPoolVecEnv,
+    check_num_workers,
+    check_seconds,
+    pickle_factories,
+)
 from sekai.vector.partial_reset import PARTIAL_RESET_FIRST, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
-from sekai.vector.vec_env import (
-    VecEnv,
-    per_env_values,
-    resolve_options,
-    resolve_seeds,
-    split_actions,
-)
+from sekai.vector.vec_env import per_env_values, resolve_options, resolve_seeds
 
 __all__ = ["ProcVecEnv"]
 
@@ -57,52 +58,16 @@ _PARENT_ENDS: set[int] = set()
 """File descriptors of the parent's end of every open worker pipe in this process: a forked
 worker closes its copies, so that the death of this process ends every worker's pipe."""
 
-ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
-"""``iterate`` implementations that split an ndarray batch along its first axis."""
 
-
-def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
-    """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
-    try:
-        return cloudpickle.dumps(fns, PROTOCOL)
-    except TypeError:
-        raise
-    except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
-        raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
-
-
-def check_num_workers(num_workers: Any) -> int | None:
-    """``num_workers`` checked: None or a positive int."""
-    if num_workers is None:
-        return None
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Real):
-        raise TypeError(
-            f"num_workers must be a positive int or None, got {num_workers!r} "
-            f"({type(num_workers).__name__})."
-        )
-    if not isinstance(num_workers, numbers.Integral) or num_workers < 1:
-        raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}.")
-    return int(num_workers)
-
-
-def check_seconds(value: Any, name: str) -> float:
-    """``value`` of argument ``name`` checked: a positive number of seconds (``inf``: no
-    limit)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a positive number of seconds, got {value!r} ({type(value).__name__})."
-        )
-    seconds = float(value)
-    if math.isnan(seconds) or seconds <= 0:
-        raise ValueError(f"{name} must be a positive number of seconds, got {seconds}.")
-    return seconds
-
-
-class ProcVecEnv(VecEnv[Any, Any]):
+class ProcVecEnv(WorkerPoolVecEnv):
     """Runs the sub-envs in worker processes, several per worker with ``num_workers``.
 
     Each call is one message to every worker and one reply back; observations of
-    fixed-size spaces come back through a shared-memory block.
+    fixed-size spaces come back through a shared-memory block. ``send`` / ``recv`` step some
+    sub-envs and return the first ``batch_size`` to finish (see ``WorkerPoolVecEnv``).
+    ``step_timeout`` (seconds, None: no limit) kills a worker that does not answer a step in
+    time; ``on_worker_failure="restart"`` rebuilds a worker that dies, times out or raises in
+    a step (at most ``max_restarts`` times each), its failed steps returned as truncations.
     """
 
     def __init__(
@@ -114,6 +79,10 @@ class ProcVecEnv(VecEnv[Any, Any]):
         close_timeout: float = 5.0,
         num_workers: int | None = None,
         shared_memory: bool | None = None,
+        batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> None:
         self._processes: list[BaseProcess] = []
         self._conns: list[Connection] = []
@@ -125,17 +94,18 @@ class ProcVecEnv(VecEnv[Any, Any]):
             raise ValueError("ProcVecEnv needs at least one env factory in env_fns.")
         workers = check_num_workers(num_workers)
         self.num_envs = len(fns)
-        self.num_workers = self.num_envs if workers is None else min(workers, self.num_envs)
         self.autoreset = bool(autoreset)
         self.close_timeout = check_seconds(close_timeout, "close_timeout")
-        self._groups: list[list[int]] = [
-            group.tolist() for group in np.array_split(np.arange(self.num_envs), self.num_workers)
-        ]
-        self._bounds = [(group[0], group[-1] + 1) for group in self._groups]
+        self._init_pool(
+            self.num_envs if workers is None else min(workers, self.num_envs),
+            batch_size,
+            step_timeout,
+            on_worker_failure,
+            max_restarts,
+        )
         self._seq = 0  # of the last command; a worker's construction reply is seq 0
         self._started = False  # whether a full reset has run
-        self._observed: list[Any] = []  # current observations, when they come back pickled
-        self._dead: set[int] = set()
+        self._observed: list[Any] = [None] * self.num_envs  # when they come back pickled
         if context is None:
             context = _default_context()
         elif not isinstance(context, str):
@@ -145,11 +115,13 @@ class ProcVecEnv(VecEnv[Any, Any]):
             )
         ctx = multiprocessing.get_context(context)  # ValueError for an unknown method
         self._context = context
+        self._payloads: list[bytes] = []
         if os.name == "posix":
             resource_tracker.ensure_running()
         try:
             for k, group in enumerate(self._groups):
-                self._start_worker(ctx, k, pickle_factories([fns[i] for i in group]))
+                self._payloads.append(pickle_factories([fns[i] for i in group]))
+                self._start_worker(ctx, k, self._payloads[k])
             self.observation_space, self.action_space = self._gather(0)[0]
             usable = supports_shared_memory(self.observation_space)
             if shared_memory and not usable:
@@ -184,8 +156,11 @@ class ProcVecEnv(VecEnv[Any, Any]):
             raise
         finally:
             child_conn.close()
-        self._processes.append(process)
-        self._conns.append(parent_conn)
+        if k < len(self._processes):  # a rebuilt worker
+            self._processes[k], self._conns[k] = process, parent_conn
+        else:
+            self._processes.append(process)
+            self._conns.append(parent_conn)
 
     @property
     def shared_memory(self) -> bool:
@@ -193,6 +168,11 @@ class ProcVecEnv(VecEnv[Any, Any]):
         return self._shm is not None
 
     # -- protocol ---------------------------------------------------------------------------
+
+    def _mark_dead(self, w: int) -> None:
+        """Worker ``w`` has died: keep the error its every later use raises."""
+        if w not in self._dead:
+            self._dead[w] = self._death_error(w)
 
     def _death_error(self, w: int) -> VecEnvWorkerError:
         """The error reporting that worker ``w`` has died."""
@@ -219,7 +199,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
                 return None
             message = conn.recv_bytes()
         except _DEAD_PIPE:
-            self._dead.add(w)
+            self._mark_dead(w)
             return None
         seq = int.from_bytes(message[:8], "little")
         try:
@@ -250,7 +230,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
         for w in range(self.num_workers):
             reply = None if w in self._dead else self._await(w, seq)
             if reply is None:
-                error = error or self._death_error(w)
+                error = error or self._dead[w]
             elif reply[1]:
                 results.append(reply[2])
             else:
@@ -262,8 +242,9 @@ class ProcVecEnv(VecEnv[Any, Any]):
     def _command(self, command: str, payloads: list[Any]) -> list[Any]:
         """Send ``command`` to every worker with its payload (one for all if a single one)."""
         self._check_open()
+        self._check_idle(command)
         if self._dead:
-            raise self._death_error(min(self._dead))
+            raise self._dead[min(self._dead)]
         self._seq += 1
         seq = self._seq
         try:
@@ -279,7 +260,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
             try:
                 self._conns[w].send_bytes(message)
             except _DEAD_PIPE:
-                self._dead.add(w)
+                self._mark_dead(w)
         return self._gather(seq)
 
     def _rows(self, command: str, payloads: list[Any]) -> list[Any]:
@@ -309,43 +290,147 @@ class ProcVecEnv(VecEnv[Any, Any]):
         self._started = True
         infos = [{} if row is None else row[-1] for row in rows]
         if self._shm is not None:
-            return VecResetResult(self._shm.read(), infos)
-        if mask is None:
-            observed = [row[0] for row in rows]
+            batch = self._shm.read()
         else:
-            observed = [
-                held if row is None else row[0]
-                for held, row in zip(self._observed, rows, strict=True)
-            ]
-        self._observed = observed
-        return VecResetResult(self._batch_observations(observed), infos)
+            if mask is None:
+                observed = [row[0] for row in rows]
+            else:
+                observed = [
+                    held if row is None else row[0]
+                    for held, row in zip(self._observed, rows, strict=True)
+                ]
+            self._observed = observed
+            batch = self._batch_observations(observed)
+        self._reset_seen(seeds, mask, batch)
+        return VecResetResult(batch, infos)
 
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env; each worker resets (or freezes) its finished sub-envs."""
-        self._check_open()
-        if (
-            isinstance(actions, np.ndarray)
-            and actions.ndim
-            and len(actions) == self.num_envs
-            and iterate.dispatch(type(self.action_space)) in ROW_ITERATORS
-        ):
-            chunks: list[Any] = [actions[lo:hi] for lo, hi in self._bounds]
-        else:
-            items = split_actions(self.action_space, actions, self.num_envs)
-            chunks = [items[lo:hi] for lo, hi in self._bounds]
-        rows = self._rows("step", chunks)
-        if self._shm is not None:
-            observations = self._shm.read()
-        else:
-            self._observed = [row[0] for row in rows]
-            observations = self._batch_observations(self._observed)
-        return VecStepResult(
+    # -- split stepping ---------------------------------------------------------------------
+
+    def _post(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
+        """Send each step message; its handle is its sequence number."""
+        try:
+            bodies = [dumps(("step", (positions, chunk))) for _, positions, chunk in messages]
+        except TypeError:
+            raise
+        except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
+            raise TypeError(f"Cannot pickle the step payload for the workers: {exc}") from exc
+        handles = []
+        for (w, _, _), body in zip(messages, bodies, strict=True):
+            self._seq += 1
+            handles.append(self._seq)
+            with contextlib.suppress(*_DEAD_PIPE):  # a dead worker: reading its pipe says so
+                self._conns[w].send_bytes(frame(self._seq, body))
+        return handles
+
+    def _wait(self, workers: list[int], timeout: float | None) -> list[int]:
+        """The ``workers`` whose pipe has a reply, or has ended."""
+        conns = {self._conns[w]: w for w in workers if w not in self._dead}
+        if len(conns) < len(workers):  # known dead: taken at once
+            return [w for w in workers if w in self._dead]
+        return [conns[conn] for conn in _readable(list(conns), timeout)]
+
+    def _take(self, w: int, sent: Sent) -> Outcome:
+        """Worker ``w``'s reply to ``sent``: rows whose observations are in shared memory (None)
+        or in the rows."""
+        if w in self._dead:
+            return "dead", self._dead[w]
+        reply = self._read(w)
+        if reply is None:
+            return "dead", self._dead[w]
+        seq, ok, data = reply
+        if seq < sent.handle:  # left by an interrupted command
+            return "wait", None
+        if not ok:
+            return "error", VecEnvWorkerError(*data)
+        rows = data
+        observations = None
+        if self._shm is None:
+            observed = [row[0] for row in rows]
+            for i, obs in zip(sent.ids.tolist(), observed, strict=True):
+                self._observed[i] = obs
+            observations = self._batch_observations(observed)
+        result = VecStepResult(
             observations,
             np.array([row[-4] for row in rows], dtype=np.float64),
             np.array([row[-3] for row in rows], dtype=bool),
             np.array([row[-2] for row in rows], dtype=bool),
             [row[-1] for row in rows],
+            sent.ids,
         )
+        return "ok", result
+
+    def _kill(self, w: int) -> None:
+        """Kill worker ``w``'s process, reap it and close its pipe."""
+        process = self._processes[w]
+        if process.is_alive():
+            process.kill()
+        process.join()
+        _close_parent_end(self._conns[w])
+        self._dead.setdefault(w, VecEnvWorkerError(self._groups[w][0], "EOFError", _DIED, ""))
+
+    def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
+        """Start a new process for worker ``w`` and reset its sub-envs with ``seeds``."""
+        self._kill(w)
+        shm = self._shm
+        if shm is not None:  # rows still to be read from the block are read before it changes
+            self._ready = [
+                part
+                if part.observations is not None
+                else dataclasses.replace(part, observations=shm.read(part.env_ids))
+                for part in self._ready
+            ]
+        self._start_worker(multiprocessing.get_context(self._context), w, self._payloads[w])
+        self._dead.pop(w, None)
+        self._ask(w, None, None, None)  # the construction reply, as long as it takes
+        if shm is not None:
+            self._ask(w, "attach", (shm.name, self.observation_space, self.num_envs), None)
+        rows = self._ask(w, "reset", [(seed, None) for seed in seeds], self.step_timeout)
+        if shm is None:
+            for i, row in zip(self._groups[w], rows, strict=True):
+                self._observed[i] = row[0]
+            return [(row[0], row[1]) for row in rows]
+        group = np.array(self._groups[w], dtype=np.intp)
+        observations = iterate(self.observation_space, shm.read(group))
+        return list(zip(observations, [row[0] for row in rows], strict=True))
+
+    def _ask(self, w: int, command: str | None, payload: Any, limit: float | None) -> Any:
+        """Worker ``w``'s result of ``command`` (None: its construction reply), within
+        ``limit`` seconds (None: no limit); ``VecEnvWorkerError`` when it fails, dies or is
+        late."""
+        seq = 0
+        if command is not None:
+            self._seq += 1
+            seq = self._seq
+            with contextlib.suppress(*_DEAD_PIPE):
+                self._conns[w].send_bytes(frame(seq, dumps((command, payload))))
+        reply = self._await(w, seq, None if limit is None else time.monotonic() + limit)
+        if reply is None:
+            if w in self._dead:
+                raise self._dead[w]
+            text = f"the rebuilt worker did not answer within step_timeout={limit:g} s"
+            raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
+        if not reply[1]:
+            raise VecEnvWorkerError(*reply[2])
+        return reply[2]
+
+    def _finish(self, parts: list[VecStepResult[Any]]) -> VecStepResult[Any]:
+        """``parts`` joined, their observations read from shared memory where they were left
+        out (all at once when none holds any)."""
+        shm = self._shm
+        if shm is None or all(part.observations is None for part in parts):
+            result = super()._finish(parts)
+            if shm is None:
+                return result
+            ids = result.env_ids
+            batch = shm.read(None if len(ids) == self.num_envs else ids)
+            return dataclasses.replace(result, observations=batch)
+        filled = [
+            part
+            if part.observations is not None
+            else dataclasses.replace(part, observations=shm.read(part.env_ids))
+            for part in parts
+        ]
+        return super()._finish(filled)
 
     def get_attr(self, name: str) -> list[Any]:
         """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
@@ -389,7 +474,7 @@ class ProcVecEnv(VecEnv[Any, Any]):
                 try:
                     conn.send_bytes(message)
                 except _DEAD_PIPE:
-                    self._dead.add(w)
+                    self._mark_dead(w)
                 else:
                     asked.append(w)
         first: VecEnvWorkerError | None = None
@@ -405,7 +490,8 @@ class ProcVecEnv(VecEnv[Any, Any]):
                 if not reply[1]:
                     first = first or VecEnvWorkerError(*reply[2])
             elif w in self._dead:
-                first = first or self._death_error(w)
+                if self._restarter is None:  # restarting, a death is healed, not reported
+                    first = first or self._dead[w]
             else:
                 self._warn_unclosed(w, closing)
         for process in self._processes:
@@ -461,6 +547,21 @@ def _stop(processes: list[BaseProcess], wait: float = 0.0) -> None:
         if process.is_alive():
             process.kill()
             process.join()
+
+
+def _readable(conns: list[Connection], timeout: float | None) -> list[Connection]:
+    """The ``conns`` with a message to read or at their end, waiting up to ``timeout``
+    seconds (None: for ever) for one. Whatever a signal handler raises meanwhile propagates
+    (``multiprocessing.connection.wait`` swallows ``InterruptedError``)."""
+    if not hasattr(select, "poll"):
+        return wait(conns, timeout)  # type: ignore[return-value]
+    poller = select.poll()
+    by_fd = {}
+    for conn in conns:
+        by_fd[conn.fileno()] = conn
+        poller.register(conn.fileno(), select.POLLIN)
+    ms = None if timeout is None else math.ceil(max(0.0, timeout) * 1000)
+    return [by_fd[fd] for fd, _ in poller.poll(ms)]
 
 
 def _close_parent_end(conn: Connection) -> None:

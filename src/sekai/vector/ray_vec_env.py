@@ -12,23 +12,26 @@ from typing import Any, NamedTuple
 
 import cloudpickle
 import numpy as np
+from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.error import InvalidAction, VecEnvWorkerError
-from sekai.spaces import Box, Dict, Space, Tuple
-from sekai.spaces.utils import concatenate, iterate
+from sekai.spaces.utils import iterate
 from sekai.utils.seeding import make_seed_sequence
 from sekai.utils.validation import check_int
-from sekai.vector._ray_session import import_ray, join, leave
+from sekai.vector._partial import cut_batch, join_batches, take_rows
+from sekai.vector._ray_session import check_worker_options, import_ray, join, leave
 from sekai.vector._ray_worker import RayWorker
 from sekai.vector._sub_envs import PROTOCOL, dumps
-from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
-from sekai.vector.proc_vec_env import (
-    ROW_ITERATORS,
+from sekai.vector._worker_pool import (
+    Outcome,
+    Sent,
+    WorkerPoolVecEnv,
     check_num_workers,
     check_seconds,
     pickle_factories,
 )
+from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
     VecEnv,
@@ -40,8 +43,6 @@ from sekai.vector.vec_env import (
 
 __all__ = ["RayVecEnv", "RayWorkerInfo"]
 
-_STACK_ARRAYS = concatenate.dispatch(Box)
-
 
 class RayWorkerInfo(NamedTuple):
     """Where a worker of a ``RayVecEnv`` runs: its Ray node, its process and its sub-envs."""
@@ -51,61 +52,10 @@ class RayWorkerInfo(NamedTuple):
     ranks: range
 
 
-# -- batches ----------------------------------------------------------------------------------
-
-
-def _own_row(row: Any) -> Any:
-    """``row``, or a copy of it if it is a read-only array (one Ray handed over)."""
-    if isinstance(row, np.ndarray) and not row.flags.writeable:
-        return row.copy()
-    return row
-
-
-def _join_batches(space: Space[Any], batches: list[Any]) -> Any:
-    """One batch from the workers' batches, in order: new arrays, through Dict / Tuple."""
-    if isinstance(space, Dict) and all(
-        isinstance(b, dict) and b.keys() == space.spaces.keys() for b in batches
-    ):
-        items = space.spaces.items()
-        return {key: _join_batches(sub, [b[key] for b in batches]) for key, sub in items}
-    if isinstance(space, Tuple) and all(
-        isinstance(b, tuple) and len(b) == len(space.spaces) for b in batches
-    ):
-        return tuple(
-            _join_batches(sub, [b[i] for b in batches]) for i, sub in enumerate(space.spaces)
-        )
-    if concatenate.dispatch(type(space)) is _STACK_ARRAYS and all(
-        isinstance(b, np.ndarray) and b.ndim for b in batches
-    ):
-        return np.concatenate(batches)
-    return concatenate(space, [_own_row(row) for b in batches for row in iterate(space, b)])
-
-
-def _cut(space: Space[Any] | None, batch: Any, bounds: list[tuple[int, int]], n: int) -> Any:
-    """``batch`` cut into rows ``lo:hi`` for each of ``bounds``, through Dict / Tuple; None if
-    a part of it does not hold ``n`` rows."""
-    parts: Any
-    if isinstance(space, Dict) and isinstance(batch, Mapping):
-        parts = {key: _cut(space.spaces.get(key), value, bounds, n) for key, value in batch.items()}
-        if any(part is None for part in parts.values()):
-            return None
-        return [{key: part[k] for key, part in parts.items()} for k in range(len(bounds))]
-    if isinstance(space, Tuple) and isinstance(batch, tuple):
-        if len(batch) != len(space.spaces):
-            return None
-        parts = [_cut(sub, part, bounds, n) for sub, part in zip(space.spaces, batch, strict=True)]
-        if any(part is None for part in parts):
-            return None
-        return [tuple(part[k] for part in parts) for k in range(len(bounds))]
-    if (isinstance(batch, np.ndarray) and batch.ndim) or isinstance(batch, (list, tuple)):
-        return [batch[lo:hi] for lo, hi in bounds] if len(batch) == n else None
-    return None
-
-
 # -- the vector env ---------------------------------------------------------------------------
 
 
-class RayVecEnv(VecEnv[Any, Any]):
+class RayVecEnv(WorkerPoolVecEnv):
     """Runs the sub-envs in ``num_workers`` Ray actors, each stepping its group of them.
 
     The sub-envs are split into ``num_workers`` contiguous groups (None: as many as Ray has
@@ -126,6 +76,8 @@ class RayVecEnv(VecEnv[Any, Any]):
     CPU while it runs (Ray's default for actors), so any number of workers start on one
     machine. ``start_timeout``: seconds to wait for the actors to be placed and build their
     sub-envs; ``close_timeout``: for them to close their sub-envs before they are killed.
+    ``batch_size``, ``step_timeout``, ``on_worker_failure`` and ``max_restarts`` work as in
+    ``ProcVecEnv``: split stepping, step timeouts, and actors rebuilt after a failure.
     """
 
     num_workers: int
@@ -143,6 +95,10 @@ class RayVecEnv(VecEnv[Any, Any]):
         worker_options: Mapping[str, Any] | None = None,
         start_timeout: float = 120.0,
         close_timeout: float = 5.0,
+        batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> None:
         fns = list(env_fns)
         if not fns:
@@ -150,12 +106,16 @@ class RayVecEnv(VecEnv[Any, Any]):
         self._open(
             len(fns),
             lambda group: pickle_factories([fns[i] for i in group]),
-            num_workers,
-            autoreset,
-            address,
-            worker_options,
-            start_timeout,
-            close_timeout,
+            num_workers=num_workers,
+            autoreset=autoreset,
+            address=address,
+            worker_options=worker_options,
+            start_timeout=start_timeout,
+            close_timeout=close_timeout,
+            batch_size=batch_size,
+            step_timeout=step_timeout,
+            on_worker_failure=on_worker_failure,
+            max_restarts=max_restarts,
         )
 
     @classmethod
@@ -170,6 +130,10 @@ class RayVecEnv(VecEnv[Any, Any]):
         worker_options: Mapping[str, Any] | None = None,
         start_timeout: float = 120.0,
         close_timeout: float = 5.0,
+        batch_size: int | None = None,
+        step_timeout: float | None = None,
+        on_worker_failure: str = "raise",
+        max_restarts: int = 100,
     ) -> RayVecEnv:
         """A ``RayVecEnv`` whose workers each run ``make_slice(num_envs=k, autoreset=...)``,
         a native vector env of its ``k`` sub-envs, such as a ``NativeVecEnv`` class.
@@ -177,7 +141,8 @@ class RayVecEnv(VecEnv[Any, Any]):
         Slices are seeded apart: ``reset(seed=s)`` seeds slice ``k`` with child ``k`` of
         ``s`` (``make_seed_sequence(s, num_workers)[k]``); a list of seeds gives each slice
         its part. ``get_attr`` / ``set_attr`` / ``call`` follow each slice's native rules; an
-        error names the first sub-env of the slice that raised it.
+        error names the first sub-env of the slice that raised it. A slice steps as a whole:
+        ``send`` takes whole slices.
         """
         if not callable(make_slice):
             raise TypeError(f"make_slice must be callable, got {make_slice!r}.")
@@ -191,12 +156,16 @@ class RayVecEnv(VecEnv[Any, Any]):
         vec._open(
             n,
             lambda group: payload,
-            num_workers,
-            autoreset,
-            address,
-            worker_options,
-            start_timeout,
-            close_timeout,
+            num_workers=num_workers,
+            autoreset=autoreset,
+            address=address,
+            worker_options=worker_options,
+            start_timeout=start_timeout,
+            close_timeout=close_timeout,
+            batch_size=batch_size,
+            step_timeout=step_timeout,
+            on_worker_failure=on_worker_failure,
+            max_restarts=max_restarts,
         )
         return vec
 
@@ -204,38 +173,44 @@ class RayVecEnv(VecEnv[Any, Any]):
         self,
         num_envs: int,
         payload: Callable[[list[int]], bytes],
+        *,
         num_workers: int | None,
         autoreset: bool,
         address: str | None,
         worker_options: Mapping[str, Any] | None,
         start_timeout: float,
         close_timeout: float,
+        batch_size: int | None,
+        step_timeout: float | None,
+        on_worker_failure: str,
+        max_restarts: int,
     ) -> None:
         """Start the actors, each on ``payload(its group)``, and take the spaces."""
         self._actors: list[Any] = []
         self.num_envs = num_envs
         self.autoreset = bool(autoreset)
         workers = check_num_workers(num_workers)
-        options = _check_worker_options(worker_options)
+        options = check_worker_options(worker_options)
         self.start_timeout = check_seconds(start_timeout, "start_timeout")
         self.close_timeout = check_seconds(close_timeout, "close_timeout")
         if address is not None and not isinstance(address, str):
             raise TypeError(f"address must be a str or None, got {type(address).__name__}.")
-        self._dead: dict[int, tuple[str, str]] = {}  # worker -> (Ray error type, Ray's text)
+        if batch_size is not None:
+            check_int(batch_size, "batch_size", low=1, high=num_envs)
+        self._dead = {}
         self._ray = ray = import_ray()
         self._owns_ray = join(ray, address)
         ready: list[int] = []  # workers that built their sub-envs, to close on failure
         try:
             if workers is None:
                 workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-            self.num_workers = min(workers, num_envs)
-            split = np.array_split(np.arange(num_envs), self.num_workers)
-            self._groups: list[list[int]] = [group.tolist() for group in split]
-            self._bounds = [(group[0], group[-1] + 1) for group in self._groups]
-            actor = ray.remote(RayWorker).options(**options)
-            for group in self._groups:
-                args = (payload(group), group[0], len(group), self.autoreset, self.native_slices)
-                self._actors.append(actor.remote(*args))
+            self._init_pool(
+                min(workers, num_envs), batch_size, step_timeout, on_worker_failure, max_restarts
+            )
+            self._actor_class = ray.remote(RayWorker).options(**options)
+            self._payloads = [payload(group) for group in self._groups]
+            for w in range(self.num_workers):
+                self._actors.append(self._new_actor(w))
             outcomes = self._start()
             ready = [w for w, out in enumerate(outcomes) if isinstance(out, tuple) and out[0]]
             starts = self._results(outcomes)
@@ -248,6 +223,12 @@ class RayVecEnv(VecEnv[Any, Any]):
             RayWorkerInfo(node, pid, range(group[0], group[-1] + 1))
             for (_, _, node, pid), group in zip(starts, self._groups, strict=True)
         ]
+
+    def _new_actor(self, w: int) -> Any:
+        """A new actor for worker ``w``, building its sub-envs."""
+        group = self._groups[w]
+        args = (self._payloads[w], group[0], len(group), self.autoreset, self.native_slices)
+        return self._actor_class.remote(*args)
 
     def _start(self) -> list[Any]:
         """Every worker's ``start`` outcome (as ``_get``), waiting ``start_timeout`` for them."""
@@ -275,8 +256,9 @@ class RayVecEnv(VecEnv[Any, Any]):
     def _submit(self, command: str, payloads: list[Any]) -> list[Any]:
         """Send ``command`` to every worker with its payload (one for all if a single one)."""
         self._check_open()
+        self._check_idle(command)
         if self._dead:
-            raise self._death_error(min(self._dead))
+            raise self._dead[min(self._dead)]
         try:
             bodies = [dumps(payload) for payload in payloads]
         except Exception as exc:
@@ -336,8 +318,12 @@ class RayVecEnv(VecEnv[Any, Any]):
             errors.NodeDiedError,
         )
         if isinstance(exc, lost):
-            self._dead[w] = (type(exc).__name__, str(exc))
-            return self._death_error(w)
+            if w not in self._dead:
+                message = f"the Ray worker holding {self._held(w)} died"
+                self._dead[w] = VecEnvWorkerError(
+                    self._groups[w][0], type(exc).__name__, message, str(exc)
+                )
+            return self._dead[w]
         cause = getattr(exc, "cause", None)
         kind = type(cause if isinstance(cause, BaseException) else exc).__name__
         return VecEnvWorkerError(self._groups[w][0], kind, str(exc), "")
@@ -346,12 +332,6 @@ class RayVecEnv(VecEnv[Any, Any]):
         """The sub-envs of worker ``w``, in words."""
         group = self._groups[w]
         return f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
-
-    def _death_error(self, w: int) -> VecEnvWorkerError:
-        """The error reporting that worker ``w`` is gone."""
-        kind, text = self._dead[w]
-        message = f"the Ray worker holding {self._held(w)} died"
-        return VecEnvWorkerError(self._groups[w][0], kind, message, text)
 
     # -- VecEnv API -------------------------------------------------------------------------
 
@@ -370,8 +350,9 @@ class RayVecEnv(VecEnv[Any, Any]):
             seeds = make_seed_sequence(check_vector_seed(seed), self.num_workers)
         return [(s, opts[lo:hi]) for s, (lo, hi) in zip(seeds, self._bounds, strict=True)]
 
-    def _reset_result(self, outcomes: list[Any]) -> VecResetResult[Any]:
+    def _reset_result(self, seed: Any, outcomes: list[Any]) -> VecResetResult[Any]:
         batches, parts = self._unpack(self._results(outcomes))
+        self._reset_seen(resolve_seeds(seed, self.num_envs), None, batches)
         return VecResetResult(batches, [info for part in parts for info in part[1]])
 
     def reset(
@@ -380,7 +361,7 @@ class RayVecEnv(VecEnv[Any, Any]):
         """Reset every sub-env and unfreeze them all."""
         self._check_open()
         refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(self._get(refs))
+        return self._reset_result(seed, self._get(refs))
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -388,7 +369,7 @@ class RayVecEnv(VecEnv[Any, Any]):
         """``reset``, awaiting the workers without blocking the event loop."""
         self._check_open()
         refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(await self._await(refs))
+        return self._reset_result(seed, await self._await(refs))
 
     def _whole(self, options: Any) -> Any:
         """``options`` of a reset of every sub-env; a mask selecting only some is refused."""
@@ -400,44 +381,122 @@ class RayVecEnv(VecEnv[Any, Any]):
             )
         return rest if isinstance(options, Mapping) and RESET_MASK in options else options
 
-    def _action_chunks(self, actions: Any) -> list[Any]:
-        """Each worker's part of ``actions``: a sub-batch for a slice, else a list or rows."""
-        n = self.num_envs
-        if self.native_slices:
-            chunks = _cut(self.action_space, actions, self._bounds, n)
-            if chunks is None:
-                raise InvalidAction(actions, self.batch_action_space)
-            return list(chunks)
-        if (
-            isinstance(actions, np.ndarray)
-            and actions.ndim
-            and len(actions) == n
-            and iterate.dispatch(type(self.action_space)) in ROW_ITERATORS
-        ):
-            return [actions[lo:hi] for lo, hi in self._bounds]
-        items = self._split_actions(actions)
-        return [items[lo:hi] for lo, hi in self._bounds]
+    # -- split stepping ---------------------------------------------------------------------
 
-    def _step_result(self, outcomes: list[Any]) -> VecStepResult[Any]:
-        batches, parts = self._unpack(self._results(outcomes))
-        return VecStepResult(
-            batches,
-            np.concatenate([part[1] for part in parts]),
-            np.concatenate([part[2] for part in parts]),
-            np.concatenate([part[3] for part in parts]),
-            [info for part in parts for info in part[4]],
+    def _reorder(self, actions: Any, order: NDArray[np.intp], count: int) -> Any:
+        """The rows of ``actions`` in ``order``; a batch stays one for native slices."""
+        if self.native_slices:
+            return take_rows(self.action_space, actions, order)
+        return super()._reorder(actions, order, count)
+
+    def _cut_actions(
+        self, actions: Any, spans: list[tuple[int, int]], count: int, whole: bool
+    ) -> list[Any]:
+        """Each worker's part of ``actions``: a sub-batch for a slice, else a list or rows."""
+        if not self.native_slices:
+            return super()._cut_actions(actions, spans, count, whole)
+        chunks = cut_batch(self.action_space, actions, spans, count)
+        if chunks is None:
+            raise InvalidAction(actions, self.batch_action_space)
+        return list(chunks)
+
+    def _post(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
+        """Call each worker's ``step``; the handles are the calls' object refs."""
+        if self.native_slices and any(positions is not None for _, positions, _ in messages):
+            raise ValueError(
+                "RayVecEnv.from_native: each worker steps its slice as a whole, so send() "
+                f"takes whole slices of sub-envs, {[range(*b) for b in self._bounds]}."
+            )
+        try:
+            bodies = [dumps((positions, chunk)) for _, positions, chunk in messages]
+        except Exception as exc:
+            raise TypeError(f"Cannot pickle the step payload for the workers: {exc}") from exc
+        pairs = zip(messages, bodies, strict=True)
+        return [self._actors[w].run.remote("step", body) for (w, _, _), body in pairs]
+
+    def _wait(self, workers: list[int], timeout: float | None) -> list[int]:
+        """The ``workers`` whose head call has finished."""
+        ray = self._ray
+        heads = {self._queues[w][0].handle: w for w in workers}
+        refs = list(heads)
+        done, _ = ray.wait(refs, num_returns=1, timeout=timeout)
+        if done and len(refs) > 1:
+            done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        return [heads[ref] for ref in done]
+
+    def _take(self, w: int, sent: Sent) -> Outcome:
+        """Worker ``w``'s reply to ``sent``, its observations in arrays of this process."""
+        outcome = self._get([sent.handle])[0]
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, self._ray.exceptions.RayError):
+                raise outcome
+            error = self._ray_error(w, outcome)
+            return ("dead" if w in self._dead else "error"), error
+        if not outcome[0]:
+            return "error", VecEnvWorkerError(*outcome[1])
+        batch, packed = outcome[1]
+        part = pickle.loads(packed)
+        # arrays in Ray's object store are copied out
+        batch = part[0] if batch is None else join_batches(self.observation_space, [batch])
+        return "ok", VecStepResult(batch, part[1], part[2], part[3], part[4], sent.ids)
+
+    def _kill(self, w: int) -> None:
+        """Kill worker ``w``'s actor."""
+        with contextlib.suppress(Exception):
+            self._ray.kill(self._actors[w], no_restart=True)
+        self._dead.setdefault(
+            w,
+            VecEnvWorkerError(
+                self._groups[w][0],
+                "RayActorError",
+                f"the Ray worker holding {self._held(w)} was killed",
+                "",
+            ),
         )
 
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env; each worker resets (or freezes) its finished sub-envs."""
-        self._check_open()
-        return self._step_result(self._get(self._submit("step", self._action_chunks(actions))))
+    def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
+        """Start a new actor for worker ``w`` and reset its sub-envs with ``seeds`` (a native
+        slice with the first)."""
+        self._kill(w)
+        self._actors[w] = self._new_actor(w)
+        self._dead.pop(w, None)
+        limit = None if math.isinf(self.start_timeout) else self.start_timeout
+        _, _, node, pid = self._call(w, "start", None, limit)
+        self._workers[w] = RayWorkerInfo(node, pid, self._workers[w].ranks)
+        payload: Any = [(seed, None) for seed in seeds]
+        if self.native_slices:
+            payload = (seeds[0], None)
+        batches, parts = self._unpack([self._call(w, "reset", dumps(payload), self.step_timeout)])
+        return list(zip(iterate(self.observation_space, batches), parts[0][1], strict=True))
+
+    def _call(self, w: int, command: str, body: bytes | None, limit: float | None) -> Any:
+        """Worker ``w``'s result of ``command`` within ``limit`` seconds (None: no limit);
+        ``VecEnvWorkerError`` when it fails, dies or is late."""
+        ref = self._actors[w].run.remote(command, body)
+        done, _ = self._ray.wait([ref], timeout=limit)
+        if not done:
+            text = f"the rebuilt worker did not answer {command} within {limit:g} s"
+            raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
+        outcome = self._get([ref])[0]
+        if isinstance(outcome, BaseException):
+            raise self._ray_error(w, outcome)
+        if not outcome[0]:
+            raise VecEnvWorkerError(*outcome[1])
+        return outcome[1]
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """``step``, awaiting the workers without blocking the event loop."""
-        self._check_open()
-        refs = self._submit("step", self._action_chunks(actions))
-        return self._step_result(await self._await(refs))
+        self._check_idle("step")
+        self.send(actions)
+        refs = [sent.handle for queue in self._queues for sent in queue]
+        try:  # past step_timeout, the rest (killing the late workers) is step()'s
+            await asyncio.wait_for(self._await(refs), self.step_timeout)
+        except TimeoutError:
+            pass
+        except BaseException:
+            self._abandon()
+            raise
+        return self._gather_step()
 
     def _unpack(self, results: list[tuple[Any, bytes]]) -> tuple[Any, list[Any]]:
         """The joined observation batch and each worker's unpickled reply, from their
@@ -445,7 +504,7 @@ class RayVecEnv(VecEnv[Any, Any]):
         parts = [pickle.loads(packed) for _, packed in results]
         pairs = zip(results, parts, strict=True)
         batches = [part[0] if batch is None else batch for (batch, _), part in pairs]
-        return _join_batches(self.observation_space, batches), parts
+        return join_batches(self.observation_space, batches), parts
 
     @staticmethod
     def _joined(results: list[bytes]) -> list[Any]:
@@ -522,6 +581,8 @@ class RayVecEnv(VecEnv[Any, Any]):
             outcome = self._get([ref])[0]
             if isinstance(outcome, BaseException):
                 error = self._ray_error(w, outcome)
+                if self._restarter is not None:  # restarting, a death is healed, not reported
+                    continue
             elif not outcome[0]:
                 error = VecEnvWorkerError(*outcome[1])
             else:
@@ -535,20 +596,3 @@ class RayVecEnv(VecEnv[Any, Any]):
         self.closed = True
         with contextlib.suppress(Exception):  # e.g. at interpreter shutdown
             self._shutdown([])
-
-
-def _check_worker_options(options: Any) -> dict[str, Any]:
-    """``worker_options`` checked: a mapping of actor options, one call at a time."""
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise TypeError(
-            f"worker_options must be a mapping of Ray actor options, got {options!r} "
-            f"({type(options).__name__})."
-        )
-    if options.get("max_concurrency", 1) != 1:
-        raise ValueError(
-            "worker_options: a RayVecEnv worker runs one call at a time, in order; "
-            f"max_concurrency must be 1, got {options['max_concurrency']!r}."
-        )
-    return dict(options)

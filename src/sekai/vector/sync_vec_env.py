@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.core.result import merge_autoreset
 from sekai.error import VecEnvClosed
 from sekai.vector.partial_reset import split_reset_mask
-from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.result import VecResetResult, VecStepResult, all_ids
 from sekai.vector.vec_env import (
     InProcessVecEnv,
     close_envs,
@@ -44,6 +45,7 @@ class SyncVecEnv(InProcessVecEnv):
         """Reset every sub-env and unfreeze them all (only the selected ones with a
         ``reset_mask`` in ``options``)."""
         self._check_open()
+        self._check_idle("reset")
         mask, options = split_reset_mask(options, self.num_envs)
         if mask is not None:
             indices, seeds = self._partial_requests(mask, seed, options)
@@ -65,16 +67,30 @@ class SyncVecEnv(InProcessVecEnv):
         """Step every sub-env, resetting (or freezing) the ones whose episode ended."""
         if self.closed:
             raise VecEnvClosed()
-        acts = self._split_actions(actions)
+        if self._sent:
+            self._check_idle("step")
+        return self._steps(range(self.num_envs), self._split_actions(actions), None)
+
+    def _step_subset(self, ids: NDArray[np.intp], actions: Any) -> VecStepResult[Any]:
+        """Step sub-envs ``ids`` only."""
+        return self._steps(ids.tolist(), self._split_actions(actions, len(ids)), ids)
+
+    def _steps(
+        self, indices: Iterable[int], acts: list[Any], env_ids: NDArray[np.intp] | None
+    ) -> VecStepResult[Any]:
+        """Step sub-env ``indices[k]`` with ``acts[k]``, resetting (or freezing) the ones whose
+        episode ended; ``env_ids`` of the result (None: all)."""
+        envs = self.envs
         frozen = self._frozen
         autoreset = self.autoreset
         observations, rewards, terminated, truncated, infos = [], [], [], [], []
-        for i, env in enumerate(self.envs):
+        for i, action in zip(indices, acts, strict=True):
             result = frozen[i]
             if result is not None:
                 result = frozen_step(result)
             else:
-                result = env.step(acts[i])
+                env = envs[i]
+                result = env.step(action)
                 ended = result.terminated or result.truncated
                 if ended and "final_observation" not in result.info:
                     if autoreset:
@@ -86,13 +102,14 @@ class SyncVecEnv(InProcessVecEnv):
             terminated.append(result.terminated)
             truncated.append(result.truncated)
             infos.append(result.info)
-        self._observed = observations
+        self._keep_observed(env_ids, observations)
         return VecStepResult(
             self._batch_observations(observations),
             np.array(rewards, dtype=np.float64),
             np.array(terminated, dtype=bool),
             np.array(truncated, dtype=bool),
             infos,
+            all_ids(len(infos)) if env_ids is None else env_ids,
         )
 
     def close(self) -> None:

@@ -21,8 +21,9 @@ from sekai.spaces.box import Box
 from sekai.spaces.space import Space
 from sekai.spaces.utils import batch_space, concatenate, iterate
 from sekai.utils.seeding import check_seed, make_seed_sequence
+from sekai.vector._partial import check_env_ids, join_results, take_rows
 from sekai.vector.partial_reset import PARTIAL_RESET_FIRST
-from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.result import VecResetResult, VecStepResult, all_ids
 
 if TYPE_CHECKING:
     from sekai.core.spec import EnvSpec
@@ -105,19 +106,27 @@ def resolve_options(options: Any, num_envs: int) -> list[Any]:
     return [options] * num_envs
 
 
-def split_actions(space: Space[Any], actions: Any, num_envs: int) -> list[Any]:
-    """Split a batch of actions into one action per sub-env with ``iterate``."""
+def split_actions(space: Space[Any], actions: Any, num_envs: int, what: str = "") -> list[Any]:
+    """Split a batch of actions into one action per sub-env with ``iterate``.
+
+    ``what`` names the expected count, ``num_envs={num_envs}`` by default.
+    """
+    what = what or f"num_envs={num_envs}"
     try:
         items = list(iterate(space, actions))
     except TypeError as e:
-        raise TypeError(
-            f"actions must be a batch of num_envs={num_envs} actions, got {actions!r}."
-        ) from e
+        raise TypeError(f"actions must be a batch of {what} actions, got {actions!r}.") from e
     if len(items) != num_envs:
-        raise ValueError(
-            f"actions must hold num_envs={num_envs} actions, got {len(items)}: {actions!r}."
-        )
+        raise ValueError(f"actions must hold {what} actions, got {len(items)}: {actions!r}.")
     return items
+
+
+def in_flight_error(owner: str, call: str, count: int) -> RuntimeError:
+    """The error for ``call`` on a vector env with ``count`` sub-envs in flight."""
+    return RuntimeError(
+        f"{owner}.{call}(): {count} sub-env(s) have a step in flight; recv() their results "
+        "first (until in_flight is empty), or close()."
+    )
 
 
 def per_env_values(name: str, values: Any, num_envs: int) -> list[Any]:
@@ -225,6 +234,7 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
     _batch_cache: dict[str, tuple[Space[Any], Space[Any]]] | None = None
     _stack_cache: tuple[Space[Any], bool] | None = None
     _split_cache: tuple[Space[Any], bool] | None = None
+    _sent: list[VecStepResult[Any]] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -251,6 +261,72 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
     async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Async ``step``; runs the sync method unless overridden."""
         return self.step(actions)
+
+    @property
+    def batch_size(self) -> int:
+        """The fewest rows ``recv()`` waits for while that many are in flight: ``num_envs``
+        here, where ``recv()`` returns every row sent."""
+        return self.num_envs
+
+    @property
+    def in_flight(self) -> NDArray[np.intp]:
+        """The sub-envs sent a step whose result ``recv()`` has not returned yet, ascending."""
+        sent = self._sent
+        if not sent:
+            return np.zeros(0, dtype=np.intp)
+        return np.sort(np.concatenate([part.env_ids for part in sent]))
+
+    def send(self, actions: Any, env_ids: Any = None) -> None:
+        """Start a step of sub-envs ``env_ids`` (all when None; see ``check_env_ids``), row
+        ``k`` of ``actions`` for ``env_ids[k]``; ``recv()`` returns the results.
+
+        Here the step runs within ``send`` and ``recv()`` returns every row sent since the
+        last ``recv()``. A sub-env whose step is in flight raises ``RuntimeError``. The base
+        class steps all sub-envs at once, so ``env_ids`` must name all of them (in any order).
+        """
+        self._check_open()
+        ids = check_env_ids(env_ids, self.num_envs)
+        sent = self._sent or []
+        if sent:
+            busy = np.intersect1d(ids, np.concatenate([part.env_ids for part in sent]))
+            if busy.size:
+                raise RuntimeError(
+                    f"{type(self).__name__}.send(): sub-envs {busy.tolist()} already have a step "
+                    "in flight; recv() its result first."
+                )
+        result = self._step_subset(ids, actions)
+        self._sent = [*sent, result]
+
+    def recv(self) -> VecStepResult[ObsType]:
+        """The results of every step sent since the last ``recv()``, in sub-env order
+        (``env_ids``); ``RuntimeError`` when none is in flight."""
+        self._check_open()
+        parts = self._sent
+        if not parts:
+            raise RuntimeError(
+                f"{type(self).__name__}.recv(): no step in flight; send() actions first."
+            )
+        self._sent = None
+        return join_results(self.observation_space, parts)
+
+    def _step_subset(self, ids: NDArray[np.intp], actions: Any) -> VecStepResult[ObsType]:
+        """Step sub-envs ``ids``, ``actions`` holding one row for each: here all of them at
+        once with ``step()`` (``ValueError`` for fewer)."""
+        if ids.size != self.num_envs:
+            raise ValueError(
+                f"{type(self).__name__} steps all of its sub-envs at once: send() takes "
+                f"env_ids=None or all {self.num_envs} sub-env ids, got {ids.tolist()}."
+            )
+        if (ids[1:] < ids[:-1]).any():
+            actions = take_rows(self.action_space, actions, np.argsort(ids))
+        return self.step(actions)
+
+    def _check_idle(self, call: str) -> None:
+        """``RuntimeError`` if steps are in flight (only ``send``, ``recv`` and ``close`` may
+        run then)."""
+        sent = self._sent
+        if sent:
+            raise in_flight_error(type(self).__name__, call, sum(len(p.env_ids) for p in sent))
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -320,8 +396,9 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
             return np.array(items)
         return concatenate(space, items)
 
-    def _split_actions(self, actions: Any) -> list[Any]:
-        """One action per sub-env (``split_actions``; arrays of plain spaces split directly)."""
+    def _split_actions(self, actions: Any, count: int | None = None) -> list[Any]:
+        """One action per sub-env (``split_actions``; arrays of plain spaces split directly);
+        ``count`` actions when given (one per ``env_ids`` entry of a ``send``)."""
         space = self.action_space
         cached = self._split_cache
         if cached is None or cached[0] is not space:
@@ -329,23 +406,28 @@ class VecEnv(Closing, abc.ABC, Generic[ObsType, ActType]):
                 space,
                 iterate.dispatch(type(space)) is _ITERATE_DEFAULT,
             )
+        what = f"num_envs={self.num_envs}" if count is None else f"one per env_id ({count})"
+        count = self.num_envs if count is None else count
         if cached[1] and isinstance(actions, np.ndarray) and actions.ndim:
-            if len(actions) != self.num_envs:
+            if len(actions) != count:
                 raise ValueError(
-                    f"actions must hold num_envs={self.num_envs} actions, got {len(actions)}: "
-                    f"{actions!r}."
+                    f"actions must hold {what} actions, got {len(actions)}: {actions!r}."
                 )
             return list(actions)
-        return split_actions(space, actions, self.num_envs)
+        return split_actions(space, actions, count, what)
 
-    def _batch_steps(self, results: Sequence[StepResult[Any]]) -> VecStepResult[ObsType]:
-        """Batch per-env step results into one ``VecStepResult``."""
+    def _batch_steps(
+        self, results: Sequence[StepResult[Any]], env_ids: NDArray[np.intp] | None = None
+    ) -> VecStepResult[ObsType]:
+        """Batch per-env step results (of sub-envs ``env_ids``, all by default) into one
+        ``VecStepResult``."""
         return VecStepResult(
             self._batch_observations([r.observation for r in results]),
             np.array([r.reward for r in results], dtype=np.float64),
             np.array([r.terminated for r in results], dtype=bool),
             np.array([r.truncated for r in results], dtype=bool),
             [r.info for r in results],
+            all_ids(len(results)) if env_ids is None else env_ids,
         )
 
     def __len__(self) -> int:
@@ -387,6 +469,14 @@ class InProcessVecEnv(VecEnv[Any, Any]):
         indices = np.flatnonzero(mask).tolist()
         return indices, [seeds[i] for i in indices]
 
+    def _keep_observed(self, env_ids: NDArray[np.intp] | None, observations: list[Any]) -> None:
+        """Keep the observations a step returned, of sub-envs ``env_ids`` (None: all)."""
+        if env_ids is None:
+            self._observed = observations
+        elif self._observed is not None:
+            for i, obs in zip(env_ids.tolist(), observations, strict=True):
+                self._observed[i] = obs
+
     def _partial_result(
         self, indices: list[int], results: Sequence[ResetResult[Any]]
     ) -> VecResetResult[Any]:
@@ -401,13 +491,16 @@ class InProcessVecEnv(VecEnv[Any, Any]):
 
     def get_attr(self, name: str) -> list[Any]:
         """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
+        self._check_idle("get_attr")
         return [env_get_attr(env, name) for env in self.envs]
 
     def set_attr(self, name: str, values: Any) -> None:
         """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values."""
+        self._check_idle("set_attr")
         for env, value in zip(self.envs, per_env_values(name, values, self.num_envs), strict=True):
             env_set_attr(env, name, value)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
+        self._check_idle("call")
         return [env_call(env, name, args, kwargs) for env in self.envs]

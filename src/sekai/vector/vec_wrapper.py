@@ -106,6 +106,32 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         """Reset ``venv`` through its async path."""
         return await self.venv.async_reset(seed=seed, options=options)  # type: ignore[return-value]
 
+    @property
+    def batch_size(self) -> int:
+        """``venv.batch_size``."""
+        return self.venv.batch_size
+
+    @property
+    def in_flight(self) -> NDArray[np.intp]:
+        """``venv.in_flight``."""
+        return self.venv.in_flight
+
+    def send(self, actions: WActType, env_ids: Any = None) -> None:
+        """``venv.send(actions, env_ids)``."""
+        self.venv.send(actions, env_ids)
+
+    def recv(self) -> VecStepResult[WObsType]:
+        """``venv.recv()``; ``NotImplementedError`` for a subclass that changes ``step`` but
+        not ``recv``, whose results would otherwise pass through unchanged."""
+        cls = type(self)
+        if cls.recv is VecWrapper.recv and cls.step is not VecWrapper.step:
+            raise NotImplementedError(
+                f"{cls.__name__} overrides step() but not recv(): implement recv() to treat "
+                "the partial batches of send() / recv() as step() treats whole ones (rows "
+                "of sub-envs result.env_ids)."
+            )
+        return self.venv.recv()  # type: ignore[return-value]
+
     def close(self) -> None:
         """Close ``venv``."""
         self.venv.close()
@@ -219,7 +245,7 @@ class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
                     [self.final_observation(infos[i]["final_observation"]) for i in finals],
                 )
         return VecStepResult(
-            observations, result.rewards, result.terminated, result.truncated, infos
+            observations, result.rewards, result.terminated, result.truncated, infos, result.env_ids
         )
 
     def reset(
@@ -242,6 +268,10 @@ class VecObservationWrapper(VecWrapper[WObsType, ActType, ObsType, ActType]):
         """Async ``step``."""
         return self._wrap_step(await self.venv.async_step(actions))
 
+    def recv(self) -> VecStepResult[WObsType]:
+        """``venv.recv()`` with the observations transformed."""
+        return self._wrap_step(self.venv.recv())
+
 
 class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType]):
     """Transforms every ``(num_envs,)`` float64 reward array with ``reward()``."""
@@ -257,6 +287,7 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType]):
             result.terminated,
             result.truncated,
             result.infos,
+            result.env_ids,
         )
 
     def step(self, actions: ActType) -> VecStepResult[ObsType]:
@@ -266,6 +297,10 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType]):
     async def async_step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Async ``step``."""
         return self._wrap_step(await self.venv.async_step(actions))
+
+    def recv(self) -> VecStepResult[ObsType]:
+        """``venv.recv()`` with the rewards transformed."""
+        return self._wrap_step(self.venv.recv())
 
 
 class VecActionWrapper(VecWrapper[ObsType, WActType, ObsType, ActType]):
@@ -282,3 +317,7 @@ class VecActionWrapper(VecWrapper[ObsType, WActType, ObsType, ActType]):
     async def async_step(self, actions: WActType) -> VecStepResult[ObsType]:
         """Async ``step``."""
         return await self.venv.async_step(self.action(actions))
+
+    def send(self, actions: WActType, env_ids: Any = None) -> None:
+        """Transform the actions (one row per ``env_ids`` entry), then ``venv.send`` them."""
+        self.venv.send(self.action(actions), env_ids)

@@ -48,7 +48,8 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     with ``extra={"env_index": i}``, also passed to ``tracker.on_episode_end``. The tracker
     defaults to ``InMemoryTracker(max_episodes=deque_size)``. Without autoreset a finished
     sub-env is ignored until a ``reset()`` resets it, so each episode is recorded once; a
-    partial reset (``reset_mask``) restarts the count of the sub-envs it selects only.
+    partial reset (``reset_mask``) restarts the count of the sub-envs it selects only. A
+    ``recv()`` batch updates the sub-envs of its rows (``env_ids``) only.
     """
 
     def __init__(
@@ -89,7 +90,13 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     def _on_step(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
         terminated, truncated = result.terminated, result.truncated
         done = terminated | truncated
-        if self._any_finished:
+        ids = result.env_ids
+        if len(ids) < self.num_envs:  # a partial batch: rows of sub-envs ids
+            active = ~self._finished[ids]
+            self._returns[ids] += np.where(active, result.rewards, 0.0)
+            self._lengths[ids] += active
+            done &= active
+        elif self._any_finished:
             active = ~self._finished
             np.add(self._returns, result.rewards, out=self._returns, where=active)
             self._lengths += active
@@ -97,11 +104,12 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         else:
             self._returns += result.rewards
             self._lengths += 1
-        ended = np.flatnonzero(done)
-        if not len(ended):
+        rows = np.flatnonzero(done)
+        if not len(rows):
             return result
+        ended = ids[rows]
         end = time.monotonic()
-        indices = ended.tolist()
+        indices = rows.tolist()
         stats = [
             EpisodeStats(
                 float(self._returns[i]),
@@ -109,11 +117,11 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
                 end - float(self._starts[i]),
                 float(self._starts[i]),
                 end,
-                bool(terminated[i]),
-                bool(truncated[i]),
+                bool(terminated[k]),
+                bool(truncated[k]),
                 {"env_index": i},
             )
-            for i in indices
+            for k, i in zip(indices, ended.tolist(), strict=True)
         ]
         for episode in stats:
             self.tracker.on_episode_end(episode)
@@ -126,12 +134,12 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
                 restarted = set(infos._final_indices.tolist())
             else:
                 restarted = {i for i in indices if "final_observation" in infos[i]}
-            finished = [i for i in indices if i not in restarted]
+            finished = [int(ids[k]) for k in indices if k not in restarted]
             if finished:
                 self._finished[finished] = True
                 self._any_finished = True
         infos = set_info_entries(infos, "episode", indices, stats)
-        return VecStepResult(result.observations, result.rewards, terminated, truncated, infos)
+        return VecStepResult(result.observations, result.rewards, terminated, truncated, infos, ids)
 
     def reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -143,6 +151,10 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Step ``venv`` and record the sub-envs whose episode ended."""
         return self._on_step(self.venv.step(actions))
+
+    def recv(self) -> VecStepResult[ObsType]:
+        """``venv.recv()``, recording the sub-envs of its rows whose episode ended."""
+        return self._on_step(self.venv.recv())
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
@@ -257,7 +269,8 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     step while ``update_running_mean``, and restart at 0 where an episode ended and on reset;
     rewards become ``rewards / sqrt(return_rms.var + epsilon)``.
     NaN/inf returns: ``nonfinite="raise"`` (default) raises ``ValueError``, ``"skip"`` drops them.
-    A dropped return restarts at 0; its reward is still scaled (NaN/inf out).
+    A dropped return restarts at 0; its reward is still scaled (NaN/inf out). A ``recv()``
+    batch updates the returns of its rows' sub-envs (``env_ids``), and ``return_rms`` with them.
     """
 
     def __init__(
@@ -290,7 +303,9 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
 
     def _scale(self, result: VecStepResult[ObsType]) -> VecStepResult[ObsType]:
         # A new array: an update that raises leaves ``_returns`` as it was.
-        returns = self._returns * self.gamma
+        ids = result.env_ids
+        whole = len(ids) == self.num_envs
+        returns = (self._returns if whole else self._returns[ids]) * self.gamma
         returns += result.rewards
         if self.update_running_mean:
             self.return_rms.update(returns)
@@ -298,9 +313,12 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
                 returns[~np.isfinite(returns)] = 0.0
         rewards = result.rewards / np.sqrt(self.return_rms.var + self.epsilon)
         returns[result.terminated | result.truncated] = 0.0
-        self._returns = returns
+        if whole:
+            self._returns = returns
+        else:
+            self._returns[ids] = returns
         return VecStepResult(
-            result.observations, rewards, result.terminated, result.truncated, result.infos
+            result.observations, rewards, result.terminated, result.truncated, result.infos, ids
         )
 
     def reset(
@@ -314,6 +332,10 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     def step(self, actions: ActType) -> VecStepResult[ObsType]:
         """Step ``venv`` and scale the rewards."""
         return self._scale(self.venv.step(actions))
+
+    def recv(self) -> VecStepResult[ObsType]:
+        """``venv.recv()`` with the rewards scaled."""
+        return self._scale(self.venv.recv())
 
     async def async_reset(
         self, *, seed: SeedType | list[SeedType] = None, options: Any = None
