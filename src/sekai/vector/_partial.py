@@ -46,7 +46,7 @@ def check_env_ids(env_ids: Any, num_envs: int) -> NDArray[np.intp]:
 
 def take_rows(space: Space[Any] | None, batch: Any, order: Sequence[int] | NDArray[Any]) -> Any:
     """A new batch of ``space`` with rows ``order`` of ``batch``, through Dict / Tuple; a plain
-    list or tuple of rows gives a list."""
+    list or tuple of rows gives a list or tuple of those rows."""
     if isinstance(space, Dict) and isinstance(batch, Mapping):
         return {key: take_rows(space.spaces.get(key), part, order) for key, part in batch.items()}
     if isinstance(space, Tuple) and isinstance(batch, tuple) and len(batch) == len(space.spaces):
@@ -56,7 +56,8 @@ def take_rows(space: Space[Any] | None, batch: Any, order: Sequence[int] | NDArr
     if isinstance(batch, np.ndarray) and batch.ndim:
         return batch[np.asarray(order, dtype=np.intp)]
     if isinstance(batch, (list, tuple)):
-        return [batch[k] for k in order]
+        rows = [batch[k] for k in order]
+        return rows if isinstance(batch, list) else tuple(rows)
     assert space is not None, "take_rows() needs the space of a batch that is not a sequence"
     rows = list(iterate(space, batch))
     return concatenate(space, [rows[k] for k in order])

@@ -22,6 +22,7 @@ from sekai.spaces.sequence import holds_data
 from sekai.spaces.space import Space
 from sekai.spaces.tuple import Tuple
 from sekai.spaces.utils import iterate
+from sekai.vector._partial import take_rows
 
 __all__ = ["LazyInfos", "check_info_arrays", "split_infos", "take_index"]
 
@@ -67,17 +68,6 @@ def _array_space(space: Space[Any]) -> bool:
     if isinstance(space, Tuple):
         return all(_array_space(sub) for sub in space.spaces)
     return isinstance(space, _ARRAY_SPACES)
-
-
-def _take_rows(space: Space[Any], batch: Any, indices: NDArray[np.intp]) -> Any:
-    """The sub-batch of rows ``indices`` of an ``_array_batch`` (new arrays, same dtypes)."""
-    if isinstance(space, Dict):
-        return {key: _take_rows(sub, batch[key], indices) for key, sub in space.spaces.items()}
-    if isinstance(space, Tuple):
-        return tuple(
-            _take_rows(sub, part, indices) for sub, part in zip(space.spaces, batch, strict=True)
-        )
-    return batch[indices]
 
 
 def _has_rows(space: Space[Any], batch: Any, count: int) -> bool:
@@ -311,7 +301,7 @@ class LazyInfos(list[dict[str, Any]]):
         if not (_array_space(space) and _array_batch(held, batch)):
             return False
         if not self._final_compact:
-            batch = _take_rows(held, batch, self._final_indices)
+            batch = take_rows(held, batch, self._final_indices)
         out = fn(batch)
         if not _has_rows(space, out, count):
             return False

@@ -13,11 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces.dict import Dict
-from sekai.spaces.space import Space
-from sekai.spaces.tuple import Tuple
-
-__all__ = ["RESET_MASK", "PARTIAL_RESET_FIRST", "split_reset_mask", "take_rows"]
+__all__ = ["RESET_MASK", "PARTIAL_RESET_FIRST", "split_reset_mask"]
 
 RESET_MASK = "reset_mask"
 """The ``options`` key that selects the sub-envs a vector ``reset()`` resets."""
@@ -68,16 +64,3 @@ def split_reset_mask(options: Any, num_envs: int) -> tuple[NDArray[np.bool_] | N
     mask = _check_mask(options[RESET_MASK], num_envs)
     rest = {key: value for key, value in options.items() if key != RESET_MASK} or None
     return (None if mask.all() else mask), rest
-
-
-def take_rows(space: Space[Any], batch: Any, indices: NDArray[np.intp]) -> Any:
-    """The rows ``indices`` of a batch of ``space`` (through Dict / Tuple), as a batch."""
-    if isinstance(space, Dict):
-        return {key: take_rows(sub, batch[key], indices) for key, sub in space.spaces.items()}
-    if isinstance(space, Tuple):
-        return tuple(
-            take_rows(sub, part, indices) for sub, part in zip(space.spaces, batch, strict=True)
-        )
-    if isinstance(batch, np.ndarray):
-        return batch[indices]
-    return tuple(batch[i] for i in indices.tolist())

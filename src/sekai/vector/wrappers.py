@@ -15,8 +15,9 @@ from sekai.stats.collectors import InMemoryTracker
 from sekai.stats.tracker import EpisodeStats, StatsTracker
 from sekai.utils.running_stats import NonFinitePolicy, RunningMeanStd, check_nonfinite
 from sekai.utils.validation import check_int, check_real
+from sekai.vector._partial import take_rows
 from sekai.vector.native import LazyInfos
-from sekai.vector.partial_reset import split_reset_mask, take_rows
+from sekai.vector.partial_reset import split_reset_mask
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.vec_wrapper import (
