@@ -34,6 +34,8 @@ _EXACT = np.iinfo(np.int64).min
 """The frontier of a side whose file row showed fewer levels than it has: all is exact."""
 _FAIL = 3
 """What ``_apply`` returns for a message the Python replay refuses."""
+# Constants go to the helpers as ``np.int64(...)``: a literal argument would compile its own
+# specialisation of the helper (and of everything it calls).
 # ``meta`` entries.
 _HALTED, _PREPARE, _N_OPS, _N_KEPT, _LEVELS = range(5)
 
@@ -116,20 +118,22 @@ def _place(recon: Any, side: int, price: int, quantity: int, owner: int) -> int:
     if price < 1 or quantity < 1:
         return -1
     order_id = place(recon.book, side, price, quantity, owner)
-    _record(recon, _PLACE, order_id, side, price, quantity, owner)
+    _record(recon, np.int64(_PLACE), order_id, side, price, quantity, owner)
     return order_id
 
 
 @njit(cache=True)
 def _reduce(recon: Any, order_id: int, quantity: int) -> None:
     reduce(recon.book, order_id, quantity)
-    _record(recon, _REDUCE, order_id, 0, 0, quantity, 0)
+    zero = np.int64(0)
+    _record(recon, np.int64(_REDUCE), order_id, zero, zero, quantity, zero)
 
 
 @njit(cache=True)
 def _cancel(recon: Any, order_id: int) -> None:
     cancel(recon.book, order_id)
-    _record(recon, _CANCEL, order_id, 0, 0, 0, 0)
+    zero = np.int64(0)
+    _record(recon, np.int64(_CANCEL), order_id, zero, zero, zero, zero)
 
 
 @njit(cache=True)
@@ -186,7 +190,7 @@ def _set_anonymous(recon: Any, side: int, price: int, volume: int) -> bool:
         recon.anonymous[level_of(recon.book, side, price)] = 0
         _cancel(recon, order_id)
     if volume:
-        order_id = _place(recon, side, price, volume, _ANONYMOUS)
+        order_id = _place(recon, side, price, volume, np.int64(_ANONYMOUS))
         if order_id < 0:
             return False
         book = recon.book
@@ -223,7 +227,7 @@ def _apply(recon: Any, event: int, index: int, size: int, price: int, side: int)
     if event == 1:
         if recon.ids[index] or (side != 1 and side != -1):
             return _FAIL
-        order_id = _place(recon, side, price, size, _BACKGROUND)
+        order_id = _place(recon, side, price, size, np.int64(_BACKGROUND))
         if order_id < 0:
             return _FAIL
         recon.ids[index] = order_id
@@ -309,7 +313,7 @@ def _reveal(recon: Any, k: int, side: int) -> bool:
             key = side * price
             if key >= old or _volume_at(recon, side, price) != _anonymous_at(recon, side, price):
                 return False
-            _set_anonymous(recon, side, price, 0)
+            _set_anonymous(recon, side, price, np.int64(0))
     recon.frontier[row] = side * shown_prices[shown - 1] if shown == n else _EXACT
     return True
 
@@ -396,7 +400,7 @@ def _run(
         if changed == _FAIL:
             return k
         if k == 0:
-            if not _refresh(recon, 0, 1) or not _refresh(recon, 0, -1):
+            if not _refresh(recon, k, np.int64(1)) or not _refresh(recon, k, np.int64(-1)):
                 return 0
         elif changed and not _refresh(recon, k, changed):
             return k
@@ -469,8 +473,21 @@ def _start(
     return recon, columns
 
 
+def _fits(messages: Messages, book: NDArray[np.int64]) -> bool:
+    """Whether ``book`` is ``(rows, levels >= 1, 4)`` with a row per message of each column."""
+    n = len(book)
+    return (
+        book.ndim == 3
+        and book.shape[1] >= 1
+        and book.shape[2] == 4
+        and all(len(column) == n for column in messages)
+    )
+
+
 def depth_rows(messages: Messages, book: NDArray[np.int64]) -> NDArray[np.int64] | None:
     """The replayed depth after each message, or None when a message or a row is wrong."""
+    if not _fits(messages, book):
+        return None
     recon, columns = _start(messages, book, False)
     out = np.empty(book.shape, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
@@ -485,6 +502,8 @@ def prepare(messages: Messages, book: NDArray[np.int64], every: int) -> Prepared
     ``ops`` is ``(n_ops, 6)``; the checkpoints are the resting orders (id, side, price,
     quantity, owner) before every ``every``-th message. None when a message is wrong.
     """
+    if not _fits(messages, book):
+        return None
     n = len(messages[0])
     recon, columns = _start(messages, book, True)
     op_start = np.empty(n + 1, dtype=np.int64)
