@@ -18,8 +18,18 @@ from numba import njit, types
 from numba.experimental import structref
 from numpy.typing import NDArray
 
-from sekai.finance.lob._array_book import cancel, level_of, place, reduce, resting, slot_of
-from sekai.finance.lob._array_state import _PRICE, _QTY, _SIDE, _VOLUME, M_N_BID, new_state
+from sekai.finance.lob._array_book import cancel, level_of, place, reduce, slot_of
+from sekai.finance.lob._array_state import (
+    _OWNER,
+    _PRICE,
+    _QTY,
+    _SIDE,
+    _VOLUME,
+    BACKGROUND_LIST,
+    M_N_BID,
+    M_N_OWNED,
+    new_state,
+)
 
 __all__ = ["depth_rows", "prepare"]
 
@@ -31,7 +41,7 @@ _PLACE, _REDUCE, _CANCEL = 0, 1, 2
 _UNKNOWN = np.iinfo(np.int64).max
 """The frontier before a side's first row: no price is known exactly yet."""
 _EXACT = np.iinfo(np.int64).min
-"""The frontier of a side whose file row showed fewer levels than it has: all is exact."""
+"""The frontier of a side whose row showed fewer than ``levels`` levels: its book is exact."""
 _FAIL = 3
 """What ``_apply`` returns for a message the Python replay refuses."""
 # Constants go to the helpers as ``np.int64(...)``: a literal argument would compile its own
@@ -138,17 +148,39 @@ def _cancel(recon: Any, order_id: int) -> None:
 
 @njit(cache=True)
 def _keep(recon: Any) -> None:
-    """Append the resting orders, by id, to the checkpoints (id, side, price, qty, owner)."""
-    rows, _ = resting(recon.book)
-    rows = rows[np.argsort(rows[:, 0])]
+    """Append the resting orders, by id, to the checkpoints (id, side, price, qty, owner).
+
+    The book lists its background orders by id; the anonymous ones (one per level at most)
+    are sorted here and merged in.
+    """
+    book = recon.book
+    listed = book.owned[BACKGROUND_LIST]
+    n_listed = book.meta[M_N_OWNED + BACKGROUND_LIST]
+    anonymous = recon.anonymous[recon.anonymous > 0]
+    anonymous.sort()
     meta = recon.meta
     n = meta[_N_KEPT]
-    need = n + rows.shape[0]
+    need = n + n_listed + anonymous.shape[0]
     if need > recon.kept.shape[0]:
         kept = np.zeros((max(need, 2 * recon.kept.shape[0]), 5), dtype=np.int64)
         kept[:n] = recon.kept[:n]
         recon.kept = kept
-    recon.kept[n:need] = rows
+    i = 0
+    j = 0
+    for row in range(n, need):
+        if j == anonymous.shape[0] or (i < n_listed and listed[i] < anonymous[j]):
+            order_id = listed[i]
+            i += 1
+        else:
+            order_id = anonymous[j]
+            j += 1
+        record = book.orders[slot_of(book, order_id)]
+        out = recon.kept[row]
+        out[0] = order_id
+        out[1] = record[_SIDE]
+        out[2] = record[_PRICE]
+        out[3] = record[_QTY]
+        out[4] = record[_OWNER]
     meta[_N_KEPT] = need
 
 
