@@ -3,11 +3,12 @@
 Writes a LOBSTER pair of ``--messages`` zero-intelligence messages with a ``--levels``-deep
 book (``write_lobster``, with hidden executions and a halt) to a temporary folder, then
 times, side by side: reading the message file alone and with its order-book file, by each
-engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio; and
+engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio;
 ``LobsterData.depth_rows()`` (replay plus the row-by-row check) at the file's depth and at
-one level; and ``LimitOrderBook-v0`` steps per second, with simulated flow (the defaults)
-on each engine (numba when installed, with its speed-up over python), and replaying the
-file (decisions 10 ms apart; the messages it applies per second). Each
+one level, on each engine (numba when installed, with its speed-up over python); and
+``LimitOrderBook-v0`` steps per second, with simulated flow (the defaults) on each engine
+(numba when installed, with its speed-up over python), and replaying the file (decisions
+10 ms apart; the messages it applies per second). Each
 figure is the best of ``--repeats`` runs after a warm-up. ``--quick`` shrinks the file to
 100,000 messages and the repeats to 1.
 
@@ -96,21 +97,29 @@ def main(argv: Sequence[str] | None = None) -> None:
             arrow = rates.get("pyarrow")
             arrow_text = f"{arrow:>16,.0f}{arrow / rates['numpy']:>14.2f}x" if arrow else "skipped"
             print(f"{label:<28}{rates['numpy']:>14,.0f}{arrow_text}", flush=True)
-        print(f"\n{'replay (depth_rows)':<28}{'msg/s':>14}")
+        has_numba = importlib.util.find_spec("numba") is not None
+        header = f"{'python msg/s':>14}{'numba msg/s':>16}{'numba/python':>15}"
+        print(f"\n{'replay (depth_rows)':<28}{header}")
         for levels in sorted({args.levels, 1}, reverse=True):
             data = read_lobster(message, orderbook, levels=levels)
-            taken = seconds(data.depth_rows, args.repeats)
-            print(f"{f'{levels} level(s)':<28}{n / taken:>14,.0f}", flush=True)
+            python = n / seconds(partial(data.depth_rows, engine="python"), args.repeats)
+            text = f"{f'{levels} level(s)':<28}{python:>14,.0f}"
+            if has_numba:
+                numba = n / seconds(partial(data.depth_rows, engine="numba"), args.repeats)
+                text += f"{numba:>16,.0f}{numba / python:>14.1f}x"
+            else:
+                text += f"{'skipped':>16}"
+            print(text, flush=True)
         data: LobsterData = read_lobster(message, orderbook)
         print(f"\n{'LimitOrderBook-v0':<28}{'steps/s':>14}{'msg/s':>16}")
         python_rate, _ = env_steps(3000, engine="python")
         print(f"{'simulated flow, python':<28}{python_rate:>14,.0f}", flush=True)
-        if importlib.util.find_spec("numba"):
+        if has_numba:
             numba_rate, _ = env_steps(30_000, engine="numba")
             ratio = f"{numba_rate / python_rate:>13.1f}x python"
             print(f"{'simulated flow, numba':<28}{numba_rate:>14,.0f}{ratio}", flush=True)
         replay = {"data": data, "session_length": 1.0, "decision_interval": 0.01, "warmup": 0.05}
-        engines = ["python"] + (["numba"] if importlib.util.find_spec("numba") else [])
+        engines = ["python"] + (["numba"] if has_numba else [])
         for engine in engines:
             replay_rate, messages = env_steps(3000, engine=engine, **replay)
             label = f"replay, {engine}"

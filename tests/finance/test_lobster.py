@@ -22,6 +22,7 @@ from sekai.finance.lob import (
     simulate_lobster,
     write_lobster,
 )
+from sekai.finance.lob import engine as engines
 
 COLUMNS = ("time_ns", "event", "order_id", "size", "price", "direction")
 NO_PYARROW = importlib.util.find_spec("pyarrow") is None
@@ -29,6 +30,16 @@ ENGINES = [
     "numpy",
     pytest.param("pyarrow", marks=pytest.mark.skipif(NO_PYARROW, reason="no pyarrow")),
 ]
+
+
+@pytest.fixture(autouse=True, params=["numba", "python"])
+def replay_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test on both replay engines: what ``engine="auto"`` picks, numba or python."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    else:
+        monkeypatch.setattr(engines, "numba_installed", lambda: False)
+    return str(request.param)
 
 
 def assert_same(a: LobsterData, b: LobsterData) -> None:

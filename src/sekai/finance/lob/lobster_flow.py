@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob.book import BACKGROUND, Fill, Order, OrderBook, Side, plain_book
+from sekai.finance.lob.engine import resolve_engine
 from sekai.finance.lob.lobster import LobsterData
 from sekai.finance.lob.lobster_replay import _Replay
 
@@ -39,6 +40,11 @@ __all__ = ["HistoricalFlow"]
 _PLACE, _REDUCE, _CANCEL = 0, 1, 2
 _NS = 1_000_000_000
 _SIDES = {1: Side.BID, -1: Side.ASK}
+
+Recorded = tuple[
+    NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], tuple[NDArray[np.int64], ...]
+]
+"""``(ops, op_start, executed, checkpoints)`` of a day's preparation (``_Day``'s fields)."""
 
 
 class _Recorder(OrderBook):
@@ -88,7 +94,41 @@ class _Day:
 
 
 def _prepare(data: LobsterData, every: int) -> _Day:
-    """Replay ``data`` alone, keeping its operations and a checkpoint every ``every`` messages."""
+    """Replay ``data`` alone, keeping its operations and a checkpoint every ``every`` messages.
+
+    Compiled (``_array_lobster``) when numba is installed, with the same results; in Python
+    otherwise, or to raise the error of a day that does not replay.
+    """
+    assert data.book is not None
+    recorded = None
+    if resolve_engine("auto") == "numba":
+        from sekai.finance.lob import _array_lobster
+
+        recorded = _array_lobster.prepare(data.messages, data.book, every)
+    ops, op_start, executed, checkpoints = recorded or _record(data, every)
+    n = len(data)
+    trades = np.where(np.isin(data.event, (4, 5)), data.price, 0)
+    traded = np.flatnonzero(trades)
+    last = np.zeros(n, dtype=np.int64)
+    if len(traded):
+        position = np.searchsorted(traded, np.arange(n), side="left") - 1
+        last = np.where(position >= 0, trades[traded[np.maximum(position, 0)]], 0)
+    return _Day(
+        data.time_ns,
+        data.event,
+        data.size,
+        data.price,
+        data.direction,
+        ops,
+        op_start,
+        executed,
+        last.astype(np.int64),
+        checkpoints,
+    )
+
+
+def _record(data: LobsterData, every: int) -> Recorded:
+    """``(ops, op_start, executed, checkpoints)`` of ``_prepare``, replayed in Python."""
     assert data.book is not None
     recorder = _Recorder()
     where = data.source or "LobsterData"
@@ -114,24 +154,7 @@ def _prepare(data: LobsterData, every: int) -> _Day:
             executed[k] = state.ids.get(oid) or state.anonymous.get(side * price, 0)
         state.step(k, t, event, oid, size, price, side)
     op_start[n] = len(ops)
-    trades = np.where(np.isin(data.event, (4, 5)), data.price, 0)
-    traded = np.flatnonzero(trades)
-    last = np.zeros(n, dtype=np.int64)
-    if len(traded):
-        position = np.searchsorted(traded, np.arange(n), side="left") - 1
-        last = np.where(position >= 0, trades[traded[np.maximum(position, 0)]], 0)
-    return _Day(
-        data.time_ns,
-        data.event,
-        data.size,
-        data.price,
-        data.direction,
-        np.array(ops, dtype=np.int64).reshape(-1, 6),
-        op_start,
-        executed,
-        last.astype(np.int64),
-        tuple(checkpoints),
-    )
+    return np.array(ops, dtype=np.int64).reshape(-1, 6), op_start, executed, tuple(checkpoints)
 
 
 class HistoricalFlow:

@@ -14,6 +14,12 @@ Hidden executions (type 5) and cross trades (type 6) leave the visible book alon
 resumption of quoting, keeps it paused): new orders, cancels and deletes are replayed, but
 an execution (type 4 or 5) in between is an error. New orders rest without matching
 (``OrderBook.place``): LOBSTER reports every trade as an execution message of its own.
+
+Engines. ``depth_rows`` takes ``engine="auto" | "numba" | "python"`` (``"auto"`` picks numba
+when it is installed): numba runs these rules compiled on array books (``_array_lobster``),
+several times faster, and returns the identical array; when a message or a row is wrong it
+replays in Python, which raises the error. ``replay``, which hands out an ``OrderBook`` per
+message, runs in Python.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.lob.book import OrderBook
+from sekai.finance.lob.engine import Engine, resolve_engine
 
 __all__ = ["ANONYMOUS", "EMPTY_ASK", "EMPTY_BID", "LobsterEvent", "depth_rows", "replay"]
 
@@ -268,12 +275,23 @@ class _Replay:
 
 
 def depth_rows(
-    messages: Messages, book: NDArray[np.int64], where: str, first_line: int
+    messages: Messages,
+    book: NDArray[np.int64],
+    where: str,
+    first_line: int,
+    engine: Engine = "auto",
 ) -> NDArray[np.int64]:
     """The replayed depth after each message, ``(rows, levels, 4)`` like ``book``.
 
     ``ValueError`` naming the line of the first row where the file and the messages disagree.
+    ``engine`` as in the module docstring; both give the same array and the same errors.
     """
+    if resolve_engine(engine) == "numba":
+        from sekai.finance.lob import _array_lobster
+
+        depth = _array_lobster.depth_rows(messages, book)
+        if depth is not None:
+            return depth
     state = _Replay(messages, book, where, first_line)
     records: dict[int, tuple[list[int], list[list[int]]]] = {1: ([], []), -1: ([], [])}
     bid_rows, bid_values = records[1]
