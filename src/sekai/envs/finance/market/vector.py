@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance.market.env import MarketEnv, exogenous_rows, initial_slots
-from sekai.envs.finance.windowed.env import add_history_context
 from sekai.envs.finance.windowed.vector import SHAPE_READ_ONLY, WindowedVecEnv
 from sekai.error import InvalidAction
 from sekai.finance.account import project_weights, settle
@@ -280,21 +279,6 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         variance = (deviation * deviation).sum(axis=1) / size
         result: Array = np.where(count >= 2, np.sqrt(variance), np.nan)
         return result
-
-    def _cost_context(self, equity: Array, t: NDArray[np.int64]) -> dict[str, Any]:
-        template = self.template
-        requires = template.cost_model.requires
-        context: dict[str, Any] = {}
-        if not requires:
-            return context
-        if "equity" in requires:
-            context["equity"] = template.capital * equity
-        if "volatility" in requires:
-            context["volatility"] = self._volatility_context(t)
-        if template.history is not None:
-            row = self._start + template.lookback + t
-            add_history_context(context, template.history, row, requires)
-        return context
 
     # -- observations and infos -----------------------------------------------------------
 

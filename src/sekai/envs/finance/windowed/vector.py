@@ -170,12 +170,16 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
         if "equity" in requires:
             context["equity"] = template.capital * equity
         if "volatility" in requires:
-            std = self._windows[self._index, t].std(axis=1)
-            context["volatility"] = std.reshape(self.num_envs, -1)
+            context["volatility"] = self._volatility_context(t)
         if template.history is not None:
             row = self._start + template.lookback + t
             add_history_context(context, template.history, row, requires)
         return context
+
+    def _volatility_context(self, t: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Each sub-env's return volatility over its window at step ``t``: ``(N, assets)``."""
+        std: NDArray[np.float64] = self._windows[self._index, t].std(axis=1)
+        return std.reshape(self.num_envs, -1)
 
     def _check_started(self) -> None:
         """``ResetRequired`` before the first ``reset()`` (no episode windows yet)."""
