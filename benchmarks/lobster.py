@@ -3,7 +3,7 @@
 Writes a LOBSTER pair of ``--messages`` zero-intelligence messages with a ``--levels``-deep
 book (``write_lobster``, with hidden executions and a halt) to a temporary folder, then
 times, side by side: reading the message file alone and with its order-book file, by each
-engine (pyarrow skipped when it is not installed), with the pyarrow/NumPy speed ratio;
+reader (NumPy, and pyarrow and numba when installed), with the fastest one's ratio to NumPy;
 ``LobsterData.depth_rows()`` (replay plus the row-by-row check) at the file's depth and at
 one level, on each engine (numba when installed, with its speed-up over python); and
 ``LimitOrderBook-v0`` steps per second, with simulated flow (the defaults) on each engine
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.quick:
         args.messages, args.repeats = 100_000, 1
     n = args.messages
-    engines = ["numpy"] + (["pyarrow"] if importlib.util.find_spec("pyarrow") else [])
+    installed = {name: importlib.util.find_spec(name) is not None for name in ("pyarrow", "numba")}
     with tempfile.TemporaryDirectory() as folder:
         print(f"writing {n:,} messages, {args.levels} levels, to {folder} ...", flush=True)
         start = time.perf_counter()
@@ -85,19 +85,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         mib = (message.stat().st_size + orderbook.stat().st_size) / 2**20
         print(f"written in {time.perf_counter() - start:.1f} s ({mib:,.0f} MiB)\n", flush=True)
-        print(f"{'read':<28}{'numpy msg/s':>14}{'pyarrow msg/s':>16}{'pyarrow/numpy':>15}")
+        has_numba = installed["numba"]
+        readers = [e for e in ("numpy", "pyarrow", "numba") if e == "numpy" or installed[e]]
+        print(f"{'read msg/s':<28}" + "".join(f"{e:>12}" for e in readers) + f"{'best/numpy':>12}")
         for label, files in (
             ("messages only", (message,)),
             ("messages + order book", (message, orderbook)),
         ):
-            rates = {}
-            for engine in engines:
-                taken = seconds(partial(read_lobster, *files, engine=engine), args.repeats)
-                rates[engine] = n / taken
-            arrow = rates.get("pyarrow")
-            arrow_text = f"{arrow:>16,.0f}{arrow / rates['numpy']:>14.2f}x" if arrow else "skipped"
-            print(f"{label:<28}{rates['numpy']:>14,.0f}{arrow_text}", flush=True)
-        has_numba = importlib.util.find_spec("numba") is not None
+            rates = [
+                n / seconds(partial(read_lobster, *files, engine=e), args.repeats) for e in readers
+            ]
+            cells = "".join(f"{rate:>12,.0f}" for rate in rates)
+            print(f"{label:<28}{cells}{max(rates) / rates[0]:>11.1f}x", flush=True)
         header = f"{'python msg/s':>14}{'numba msg/s':>16}{'numba/python':>15}"
         print(f"\n{'replay (depth_rows)':<28}{header}")
         for levels in sorted({args.levels, 1}, reverse=True):

@@ -1,6 +1,8 @@
 """``read_lobster``: a LOBSTER message file (and order-book file) into ``LobsterData``.
 
-Cells are parsed by ``numpy.loadtxt`` or ``pyarrow.csv`` (the same arrays either way) after a
+The ``"numba"`` engine parses and checks both files in one compiled pass per file
+(``_array_read``); a file it refuses is read again as below, which names the first bad cell.
+Otherwise cells are parsed by ``numpy.loadtxt`` or ``pyarrow.csv`` (the same arrays) after a
 check that the file holds nothing but digits, ``-``, ``.`` (times only), commas and newlines;
 a file either parser refuses is scanned line by line to name the first bad cell. Times are
 parsed from their digits, exactly, into int64 nanoseconds after midnight.
@@ -20,13 +22,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.lob import engine as engines
 from sekai.finance.lob.lobster import LobsterData, parse_name
 from sekai.finance.lob.lobster_replay import EMPTY_ASK, EMPTY_BID
+from sekai.utils.extras import missing_extra
 from sekai.utils.validation import check_choice, check_int
 
 __all__ = ["read_lobster"]
 
-Engine = Literal["auto", "numpy", "pyarrow"]
+Engine = Literal["auto", "numba", "numpy", "pyarrow"]
 
 _MESSAGE_COLUMNS = ("time", "event type", "order id", "size", "price", "direction")
 _MESSAGE_BYTES = b"0123456789,-.\n"
@@ -50,14 +54,14 @@ def _fail(name: str, row: int, column: int, label: str, expected: str, got: Any)
     )
 
 
-def _read(path: str | os.PathLike[str]) -> tuple[bytes, str]:
+def _read(path: str | os.PathLike[str]) -> bytes:
     file = Path(path)
     raw = file.read_bytes()
     if not raw:
         raise ValueError(f"{file.name}: the file is empty; expected LOBSTER rows.")
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n")
-    return raw, file.name
+    return raw
 
 
 def _lines(raw: bytes) -> int:
@@ -89,9 +93,18 @@ def _locate(raw: bytes, name: str, labels: list[str], times: bool, cause: Except
 
 
 def _engine(engine: str) -> str:
-    check_choice(engine, "engine", ("auto", "numpy", "pyarrow"))
+    check_choice(engine, "engine", ("auto", "numba", "numpy", "pyarrow"))
+    if engine == "numba" and not engines.numba_installed():
+        raise ImportError(missing_extra('engine="numba"', "numba", "numba"))
     if engine != "auto":
         return engine
+    if engines.numba_installed():
+        return "numba"
+    return _text_engine()
+
+
+def _text_engine() -> str:
+    """pyarrow when importable, else numpy: the parser that names a bad cell."""
     return "pyarrow" if importlib.util.find_spec("pyarrow") is not None else "numpy"
 
 
@@ -340,8 +353,9 @@ def read_lobster(
     ``levels`` (at most the file's) keeps the best levels of the book; it defaults to the
     book's column count / 4, else to the level count in the message file's name. Prices
     become ticks, ``price // tick_size``. ``date`` and ``ticker`` default to those in the
-    file names when they follow LOBSTER's naming, else None. ``engine``: ``"pyarrow"``,
-    ``"numpy"`` or ``"auto"`` (pyarrow when importable); both give the same arrays.
+    file names when they follow LOBSTER's naming, else None. ``engine``: ``"numba"``
+    (compiled, in threads; the numba extra), ``"pyarrow"``, ``"numpy"`` or ``"auto"`` (the
+    first of these installed); all give the same arrays and errors.
     ``ValueError`` names the file, line and column of the first cell that breaks the format.
     """
     tick = check_int(tick_size, "tick_size", low=1)
@@ -350,13 +364,21 @@ def read_lobster(
         levels = check_int(levels, "levels", low=1)
     if ticker is not None and not isinstance(ticker, str):
         raise TypeError(f"ticker must be a str or None, got {ticker!r}.")
-    raw, name = _read(message_file)
-    columns = _messages(raw, name, tick, chosen)
+    text = _text_engine() if chosen == "numba" else chosen
+    compiled = importlib.import_module(f"{__package__}._array_read") if chosen == "numba" else None
+    columns = compiled.read_messages(Path(message_file), tick) if compiled else None
+    if columns is None:
+        raw = _read(message_file)
+        columns = _messages(raw, Path(message_file).name, tick, text)
     named = parse_name(message_file) or (parse_name(orderbook_file) if orderbook_file else None)
     book = None
     if orderbook_file is not None:
-        book_raw, book_name = _read(orderbook_file)
-        book = _book(book_raw, book_name, tick, chosen, len(columns[0]))
+        book_name = Path(orderbook_file).name
+        rows = len(columns[0])
+        book = compiled.read_book(Path(orderbook_file), tick, rows) if compiled else None
+        if book is None:
+            book_raw = _read(orderbook_file)
+            book = _book(book_raw, book_name, tick, text, rows)
         if levels is not None and levels > book.shape[1]:
             raise ValueError(f"levels={levels}, but {book_name} has only {book.shape[1]} levels.")
         book = book[:, :levels] if levels is not None else book
@@ -367,15 +389,15 @@ def read_lobster(
     time_ns, event, order_id, size, price, direction = columns
     return LobsterData(
         time_ns,
-        event.astype(np.int8),
+        event.astype(np.int8, copy=False),
         order_id,
         size,
         price,
-        direction.astype(np.int8),
+        direction.astype(np.int8, copy=False),
         book=book,
         levels=levels,
         tick_size=tick,
         date=_date(date) if date is not None else (named[1] if named else None),
         ticker=ticker if ticker is not None else (named[0] if named else None),
-        source=name,
+        source=Path(message_file).name,
     )
