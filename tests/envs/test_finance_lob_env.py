@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from lob_engines import engine  # noqa: F401  (every test on both engines)
 
 import sekai
 from sekai.envs.finance._checks import EPISODE_ENDED
@@ -24,6 +23,8 @@ from sekai.envs.finance.lob_env import (
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.lob import BACKGROUND, Fill, OrderBook, Side, ZeroIntelligenceFlow
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete
+
+pytestmark = pytest.mark.usefixtures("order_book_engine")  # every test on both engines
 
 INFO_KEYS = ["timestamp", "mid_price", "spread", "inventory", "cash", "wealth", "fills", "dt"]
 

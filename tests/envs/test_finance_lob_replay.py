@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from lob_engines import engine  # noqa: F401  (every test on both engines)
 
 import sekai
 from sekai.envs.finance.order_book import HOLD, LimitOrderBookEnv, LimitOrderBookMarket
 from sekai.finance.lob import LobsterData, OrderBook, simulate_lobster
 from sekai.finance.lob.lobster_flow import HistoricalFlow
 from sekai.finance.sampling import FixedStart
+
+pytestmark = pytest.mark.usefixtures("order_book_engine")  # every test on both engines
 
 NEW, CANCEL, DELETE, EXECUTE = 1, 2, 3, 4
 BID, ASK = 1, -1

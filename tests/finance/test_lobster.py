@@ -22,7 +22,6 @@ from sekai.finance.lob import (
     simulate_lobster,
     write_lobster,
 )
-from sekai.finance.lob import engine as engines
 
 COLUMNS = ("time_ns", "event", "order_id", "size", "price", "direction")
 NO_PYARROW = importlib.util.find_spec("pyarrow") is None
@@ -34,20 +33,13 @@ ENGINES = [
 ]
 
 
-@pytest.fixture(autouse=True, params=["numba", "python"])
-def replay_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test on both replay engines: what ``engine="auto"`` picks, numba or python."""
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    else:
-        monkeypatch.setattr(engines, "numba_installed", lambda: False)
-    return str(request.param)
+pytestmark = pytest.mark.usefixtures("order_book_engine")  # every test on both engines
 
 
 @pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest, replay_engine: str) -> str:
+def engine(request: pytest.FixtureRequest, order_book_engine: str) -> str:
     """Each reader; the compiled one only where numba counts as installed."""
-    if request.param == "numba" and replay_engine == "python":
+    if request.param == "numba" and order_book_engine == "python":
         pytest.skip("numba is hidden on this run")
     return str(request.param)
 
