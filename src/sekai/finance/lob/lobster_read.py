@@ -364,28 +364,33 @@ def read_lobster(
         levels = check_int(levels, "levels", low=1)
     if ticker is not None and not isinstance(ticker, str):
         raise TypeError(f"ticker must be a str or None, got {ticker!r}.")
+    message = Path(message_file)
+    orderbook = None if orderbook_file is None else Path(orderbook_file)
     text = _text_engine() if chosen == "numba" else chosen
-    compiled = importlib.import_module(f"{__package__}._array_read") if chosen == "numba" else None
-    columns = compiled.read_messages(Path(message_file), tick) if compiled else None
+    compiled: Any = None
+    if chosen == "numba":
+        from sekai.finance.lob import _array_read as compiled
+    # The compiled reader returns None for a file it refuses; the text reader names the error.
+    columns = compiled and compiled.read_messages(message, tick)
     if columns is None:
-        raw = _read(message_file)
-        columns = _messages(raw, Path(message_file).name, tick, text)
-    named = parse_name(message_file) or (parse_name(orderbook_file) if orderbook_file else None)
-    book = None
-    if orderbook_file is not None:
-        book_name = Path(orderbook_file).name
+        columns = _messages(_read(message), message.name, tick, text)
+    named = parse_name(message) or (parse_name(orderbook) if orderbook else None)
+    if orderbook is not None:
         rows = len(columns[0])
-        book = compiled.read_book(Path(orderbook_file), tick, rows) if compiled else None
+        book = compiled and compiled.read_book(orderbook, tick, rows)
         if book is None:
-            book_raw = _read(orderbook_file)
-            book = _book(book_raw, book_name, tick, text, rows)
+            book = _book(_read(orderbook), orderbook.name, tick, text, rows)
         if levels is not None and levels > book.shape[1]:
-            raise ValueError(f"levels={levels}, but {book_name} has only {book.shape[1]} levels.")
+            raise ValueError(
+                f"levels={levels}, but {orderbook.name} has only {book.shape[1]} levels."
+            )
         book = book[:, :levels] if levels is not None else book
         book.flags.writeable = False
         levels = book.shape[1]
-    elif levels is None and named is not None:
-        levels = named[2]
+    else:
+        book = None
+        if levels is None and named is not None:
+            levels = named[2]
     time_ns, event, order_id, size, price, direction = columns
     return LobsterData(
         time_ns,
@@ -399,5 +404,5 @@ def read_lobster(
         tick_size=tick,
         date=_date(date) if date is not None else (named[1] if named else None),
         ticker=ticker if ticker is not None else (named[0] if named else None),
-        source=Path(message_file).name,
+        source=message.name,
     )
