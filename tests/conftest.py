@@ -1,10 +1,147 @@
-"""Fixtures shared by several test folders."""
+"""Fixtures shared by several test folders, and the clean-up every test gets.
+
+Every test runs inside ``no_leftovers``: the ``ProcVecEnv`` workers, shared-memory blocks and
+``RayVecEnv`` actors it started and left behind are killed, joined and unlinked when it ends,
+pass or fail, so that one failure never cascades into the tests after it. A test that passed
+but left something running fails its teardown, naming what it left.
+
+Ray: each test process starts one local Ray the first time a test needs it (the Ray tests'
+``local_ray``) and shuts it down when the session ends; tests that need Ray stopped use
+``ray_stopped``.
+"""
 
 from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sekai.finance.lob import engine as engines
+
+os.environ["RAY_ADDRESS"] = "local"
+"""Every ``ray.init()`` without an address, here and in the scripts the tests start, starts a
+Ray of its own: never one that another test process started (``ray.cluster_utils.Cluster``
+records its address for later ``ray.init()`` calls to find)."""
+
+WORKER_PREFIX = "sekai-ProcVecEnv-worker-"
+SHM_DIR = Path("/dev/shm")
+
+
+def _workers() -> set[multiprocessing.process.BaseProcess]:
+    """Live ``ProcVecEnv`` worker processes of this process."""
+    return {p for p in multiprocessing.active_children() if p.name.startswith(WORKER_PREFIX)}
+
+
+def _blocks() -> set[Path]:
+    """Shared-memory blocks this process created."""
+    return set(SHM_DIR.glob(f"sekai_{os.getpid()}_*")) if SHM_DIR.is_dir() else set()
+
+
+class _RayEnvs:
+    """The ``RayVecEnv`` objects built while a test runs (Ray imported lazily)."""
+
+    def __init__(self) -> None:
+        self.opened: list[Any] = []
+        self._original: Any = None
+
+    def start(self) -> None:
+        if "ray" not in sys.modules:  # a test that uses Ray imports it first
+            return
+        from sekai.vector.ray_vec_env import RayVecEnv
+
+        original = RayVecEnv.__init__
+        opened = self.opened
+
+        @functools.wraps(original)
+        def tracked(vec: Any, *args: Any, **kwargs: Any) -> None:
+            original(vec, *args, **kwargs)
+            opened.append(vec)  # (one that failed to build has cleaned up after itself)
+
+        self._original = original
+        RayVecEnv.__init__ = tracked  # type: ignore[method-assign]
+
+    def stop(self) -> list[Any]:
+        """Stop tracking; kill the actors of the envs left open; return those envs."""
+        if self._original is None:
+            return []
+        from sekai.vector.ray_vec_env import RayVecEnv
+
+        RayVecEnv.__init__ = self._original  # type: ignore[method-assign]
+        left = [vec for vec in self.opened if not getattr(vec, "closed", True)]
+        ray = sys.modules["ray"]
+        for vec in left:
+            vec.closed = True
+            for actor in getattr(vec, "_actors", []):
+                if ray.is_initialized():
+                    ray.kill(actor, no_restart=True)
+        return left
+
+
+_OUTCOME = pytest.StashKey[bool]()
+"""Whether every phase of a test so far passed."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    item.stash[_OUTCOME] = item.stash.get(_OUTCOME, True) and not report.failed
+    return report
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Kill, join and unlink what the test started and left; fail a passing test that left any."""
+    workers, blocks = _workers(), _blocks()
+    ray_envs = _RayEnvs()
+    ray_envs.start()
+    yield
+    left_envs = ray_envs.stop()
+    strays = _workers() - workers
+    for process in strays:
+        process.kill()
+    for process in strays:
+        process.join(10)
+    stray_blocks = _blocks() - blocks
+    for block in stray_blocks:
+        block.unlink(missing_ok=True)
+    if request.node.stash.get(_OUTCOME, True) and (strays or stray_blocks or left_envs):
+        pytest.fail(
+            f"the test left {len(strays)} worker process(es), {len(stray_blocks)} "
+            f"shared-memory block(s) and {len(left_envs)} open RayVecEnv(s) behind",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def sigint_default() -> Iterator[None]:
+    """SIGINT raises ``KeyboardInterrupt`` during the test, even where the test runner was
+    started with SIGINT ignored (a background job, ``nohup``, some CI runners)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def ray_stopped() -> None:
+    """No Ray running in this process when the test starts (the shared one is shut down)."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
 
 
 @pytest.fixture(params=["numba", "python"])

@@ -4,6 +4,7 @@ validation."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -242,8 +243,13 @@ _NON_NUMERIC: list[Any] = [
 _NOT_SEQUENCES: list[Any] = [None, "0.1", {"a": 0.1}]
 
 
+def _stable_id(value: Any) -> str:
+    """A test id that is the same in every process (no object addresses)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
 @pytest.mark.parametrize("name", sorted(_SERIES_FUNCTIONS))
-@pytest.mark.parametrize("bad", _NON_NUMERIC, ids=repr)
+@pytest.mark.parametrize("bad", _NON_NUMERIC, ids=lambda bad: _stable_id(bad))
 def test_metrics_refuse_non_numeric_input_with_value_error(name: str, bad: Any) -> None:
     function, argument = _SERIES_FUNCTIONS[name]
     with pytest.raises(ValueError, match=argument):

@@ -136,6 +136,7 @@ def test_checker_reports_exceptions_and_rejects_bad_arguments() -> None:
         check_vector_backends("CartPole-v1", backends=("native",))
 
 
+@pytest.mark.usefixtures("ray_stopped")
 def test_checker_runs_ray_while_connected_and_compares_native_slices_in_structure() -> None:
     ray = pytest.importorskip("ray")
     assert "ray" not in _resolve_backends(Walk, None, None)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +24,13 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Iterator[Any]:
-    """A local Ray of 2 CPUs for the whole test module, shut down at its end."""
+def local_ray() -> Any:
+    """This process's local Ray of 2 CPUs: started by the first module that needs it, shared
+    by the later ones, shut down at the end of the session (``tests/conftest.py``)."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+    if not ray.is_initialized():
+        ray.init(num_cpus=2)
+    return ray
 
 
 class PidEnv(toys.ToyEnv):

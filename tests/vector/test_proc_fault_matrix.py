@@ -236,6 +236,7 @@ def test_garbage_collected_without_close(method: str) -> None:
 # -- hangs and interrupts -----------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_hung_step_then_close(method: str) -> None:
     vec = ProcVecEnv(
         [lambda: ToyEnv(slow_on=1, delay=30.0), ToyEnv], context=method, close_timeout=0.5
@@ -255,6 +256,7 @@ def test_hung_step_then_close(method: str) -> None:
     assert_clean(pids)
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_sigint_during_step(method: str) -> None:
     vec = ProcVecEnv([lambda: ToyEnv(slow_on=1, delay=1.0)] * 2, context=method)
     vec.reset(seed=0)

@@ -148,6 +148,7 @@ def test_killed_worker_detected_at_close() -> None:
 # -- interrupts and unpicklable data ------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_sigint_during_step() -> None:
     vec = ProcVecEnv([lambda: ToyEnv(slow_on=1, delay=1.0)] * 4, num_workers=2)
     vec.reset(seed=0)

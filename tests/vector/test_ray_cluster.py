@@ -29,7 +29,10 @@ ONE_CPU = {"num_cpus": 1}
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    """A head node and a second node, one CPU each, joined by this process."""
+    """A head node and a second node, one CPU each, joined by this process (which leaves the
+    local Ray it may be connected to first)."""
+    if ray.is_initialized():
+        ray.shutdown()
     nodes = Cluster(initialize_head=True, head_node_args=ONE_CPU)
     try:
         nodes.add_node(**ONE_CPU)

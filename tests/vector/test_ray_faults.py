@@ -161,6 +161,7 @@ def test_async_step_reports_a_dead_worker() -> None:
     vec = RayVecEnv([ToyEnv] * 2, num_workers=2)
     vec.reset(seed=0)
     ray.kill(vec._actors[0])
+    assert helpers.all_gone([vec.workers[0].pid])  # a kill is asynchronous
     with pytest.raises(VecEnvWorkerError, match="holding sub-env 0 died"):
         asyncio.run(vec.async_step(np.zeros(2, int)))
     close_and_check(vec)

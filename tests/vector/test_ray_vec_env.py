@@ -359,7 +359,7 @@ print(session)
 
 
 def test_closing_the_last_env_shuts_down_the_ray_it_started(tmp_path: Any) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env = {**os.environ, "RAY_ADDRESS": "local"}  # a Ray of its own, never another test's
     source = str(Path(sekai.__file__).parents[1])
     env["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
     done = subprocess.run(
