@@ -342,7 +342,7 @@ def test_format_number_never_signs_zero(value, decimals, sign, percent, compact)
 def test_tick_labels_spec_examples():
     assert tick_labels([0.9, 1.0, 1.1]) == ["0.9", "1.0", "1.1"]
     assert tick_labels([0, 0.5, 1], percent=True) == ["0%", "50%", "100%"]
-    assert tick_labels([0, 5e5, 1e6]) == ["0", "0.5M", "1.0M"]
+    assert tick_labels([0, 5e5, 1e6]) == ["0", "500K", "1.00M"]
 
 
 def test_tick_labels_share_decimals():
@@ -353,36 +353,40 @@ def test_tick_labels_share_decimals():
 
 
 def test_tick_labels_compact():
-    assert tick_labels([0, 5000, 10_000]) == ["0", "5K", "10K"]
+    # Compact labels are format_number(v, compact=True): values under 1000 keep the shared
+    # decimals, larger ones take their own unit and 3 significant digits.
+    assert tick_labels([0, 5000, 10_000]) == ["0", "5.00K", "10.0K"]
     assert tick_labels([0, 5000]) == ["0", "5,000"]
     assert tick_labels([0, 5e5, 1e6], compact=False) == ["0", "500,000", "1,000,000"]
-    assert tick_labels([0, 500, 1000], compact=True) == ["0", "0.5K", "1.0K"]
+    assert tick_labels([0, 500, 1000], compact=True) == ["0", "500", "1.00K"]
     assert tick_labels([0, 500], compact=True) == ["0", "500"]
+    assert tick_labels([0, 0.5, 20_000]) == ["0.0", "0.5", "20.0K"]
     assert tick_labels([0, 0.5e5, 1e5], percent=True)[-1] == "10,000,000%"
-    assert tick_labels([0, 0.5e5, 1e5], percent=True, compact=True) == ["0%", "5M%", "10M%"]
+    assert tick_labels([0, 0.5e5, 1e5], percent=True, compact=True) == ["0%", "5.00M%", "10.0M%"]
 
 
 @pytest.mark.parametrize(
     ("ticks", "labels"),
     [
-        ([0, 50_000, 100_000, 150_000], ["0", "50K", "100K", "150K"]),
-        ([0, 25_000, 50_000, 75_000, 100_000], ["0", "25K", "50K", "75K", "100K"]),
-        ([0, 2500, 5000, 7500, 10_000], ["0", "2.5K", "5.0K", "7.5K", "10.0K"]),
-        ([80_000, 90_000, 100_000, 110_000], ["80K", "90K", "100K", "110K"]),
-        ([-20_000, 0, 20_000], ["−20K", "0", "20K"]),  # noqa: RUF001
-        ([0, 2.5e5, 5e5, 7.5e5, 1e6], ["0", "0.25M", "0.50M", "0.75M", "1.00M"]),
-        ([1e6, 1.5e6, 2e6], ["1.0M", "1.5M", "2.0M"]),
-        ([0, 2e9, 4e9], ["0", "2B", "4B"]),
-        ([0, math.nan, 5e4, 1e5], ["0", "—", "50K", "100K"]),
+        ([0, 50_000, 100_000, 150_000], ["0", "50.0K", "100K", "150K"]),
+        ([0, 25_000, 50_000, 75_000, 100_000], ["0", "25.0K", "50.0K", "75.0K", "100K"]),
+        ([0, 2500, 5000, 7500, 10_000], ["0", "2.50K", "5.00K", "7.50K", "10.0K"]),
+        ([80_000, 90_000, 100_000, 110_000], ["80.0K", "90.0K", "100K", "110K"]),
+        ([-20_000, 0, 20_000], ["−20.0K", "0", "20.0K"]),  # noqa: RUF001
+        ([0, 2.5e5, 5e5, 7.5e5, 1e6], ["0", "250K", "500K", "750K", "1.00M"]),
+        ([1e6, 1.5e6, 2e6], ["1.00M", "1.50M", "2.00M"]),
+        ([0, 2e9, 4e9], ["0", "2.00B", "4.00B"]),
+        ([0, math.nan, 5e4, 1e5], ["0", "—", "50.0K", "100K"]),
     ],
 )
-def test_compact_tick_labels_share_one_unit_and_one_decimal_count(ticks, labels):
+def test_compact_tick_labels_write_each_value_compactly(ticks, labels):
     assert tick_labels(ticks) == labels
+    assert labels == [format_number(t, 0, compact=True) for t in ticks]
 
 
-def test_compact_tick_labels_needing_more_than_two_decimals_are_plain():
+def test_compact_tick_labels_that_would_read_the_same_are_plain():
     assert tick_labels([1e6, 1.0001e6]) == ["1,000,000", "1,000,100"]
-    assert tick_labels([10_000, 10_010, 10_020]) == ["10.00K", "10.01K", "10.02K"]
+    assert tick_labels([10_000, 10_010, 10_020]) == ["10,000", "10,010", "10,020"]
 
 
 def test_tick_labels_abandon_colliding_compact_labels():
@@ -398,36 +402,41 @@ def test_tick_labels_edge_cases():
     assert tick_labels(np.array([1.5, 2.0])) == ["1.5", "2.0"]
 
 
-def _format(label: str) -> tuple[int, str]:
-    """The decimal count and the unit (suffix, ``%`` included) of a tick label."""
+_UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+
+
+def _read(label: str) -> tuple[float, int, str]:
+    """The value a tick label shows (percent undone), its decimal count and its unit."""
     number = label.lstrip(MINUS)
-    unit = ""
-    while number and not number[-1].isdigit():
-        number, unit = number[:-1], number[-1] + unit
+    end = number.endswith("%")
+    number = number.removesuffix("%")
+    unit = number[-1] if number[-1:] in "KMBT" else ""
+    number = number.removesuffix(unit)
     whole, _, decimals = number.partition(".")
-    assert whole.replace(",", "").isdigit(), label
-    return len(decimals), unit
+    assert whole.replace(",", "").isdigit() and (decimals == "" or decimals.isdigit()), label
+    value = float(number.replace(",", "")) * _UNITS[unit] / (100 if end else 1)
+    return (-value if label.startswith(MINUS) else value), len(decimals), unit
 
 
 @given(finite, finite, counts, st.booleans())
 @settings(max_examples=300, deadline=None)
-def test_tick_labels_of_nice_ticks_share_one_format_and_are_distinct(a, b, count, percent):
+def test_tick_labels_of_nice_ticks_are_distinct_and_read_back(a, b, count, percent):
     low, high = min(a, b), max(a, b)
     assume(high - low > 1e-6 * max(1.0, abs(low), abs(high)))
     ticks = nice_ticks(low, high, count)
     labels = tick_labels(ticks, percent=percent)
     assert len(labels) == len(ticks)
     assert len(set(labels)) == len(labels)
-    # Compact labels write zero as a bare 0; every other label shares one format.
-    formats = {_format(label) for label, tick in zip(labels, ticks, strict=True) if tick != 0}
-    assert len(formats) <= 1, labels
-    zeros = [label for label, tick in zip(labels, ticks, strict=True) if tick == 0]
-    if formats and zeros:
-        decimals, unit = formats.pop()
-        if unit in ("", "%"):
-            assert _format(zeros[0]) == (decimals, unit), labels
-        else:
-            assert zeros[0] == ("0%" if percent else "0"), labels
+    read = [_read(label) for label in labels]
+    # Labels without a unit share the decimals of the smallest step.
+    assert len({decimals for _, decimals, unit in read if not unit}) <= 1, labels
+    factor = 100 if percent else 1
+    compact = any(unit for *_, unit in read)
+    for tick, (value, decimals, unit) in zip(ticks, read, strict=True):
+        # Each label is its tick rounded to the last digit shown; compact ones from 1000 up.
+        half = 0.5 * 10.0**-decimals * _UNITS[unit] / factor
+        assert abs(value - tick) <= half * (1 + 1e-9) + 1e-9 * abs(tick), (tick, labels)
+        assert bool(unit) == (compact and abs(tick) * factor >= 1000), (tick, labels)
 
 
 # -- value_range ----------------------------------------------------------------------------

@@ -244,24 +244,28 @@ def test_flatten_empty_composites_still_give_empty_vectors() -> None:
         flatten(Dict(), {"a": 1})
 
 
-# == unflatten: vectors that are not encodings raise ===========================================
+# == unflatten: every vector of the flat size decodes to a member =============================
 
 
 @pytest.mark.parametrize(
-    "vector",
+    ("vector", "expected"),
     [
-        np.zeros(3),
-        np.array([1.0, 1.0, 0.0]),
-        np.array([0.0, 0.5, 0.0]),
-        np.array([0.0, 2.0, 0.0]),
-        np.array([1.0, 0.0, np.nan]),
-        np.array([1.0, 0.0, -1.0]),
-        np.array([0.1, 0.2, 0.9]),
+        (np.zeros(3), 5),
+        (np.array([1.0, 1.0, 0.0]), 5),
+        (np.array([0.0, 0.5, 0.0]), 6),
+        (np.array([0.0, 2.0, 0.0]), 6),
+        (np.array([1.0, 0.0, np.nan]), 7),
+        (np.array([np.nan, np.inf, np.nan]), 5),
+        (np.array([1.0, 0.0, -1.0]), 5),
+        (np.array([-3.0, -1.0, -2.0]), 6),
+        (np.array([0.1, 0.2, 0.9]), 7),
+        (np.full(3, -np.inf), 5),
     ],
 )
-def test_unflatten_discrete_needs_an_exact_one_hot(vector: np.ndarray) -> None:
-    with pytest.raises(ValueError, match=r"unflatten: Discrete\(3\) needs a one-hot vector, got "):
-        unflatten(Discrete(3), vector)
+def test_unflatten_discrete_is_the_argmax_plus_start(vector: np.ndarray, expected: int) -> None:
+    # Ties pick the first maximum and NaN counts as the largest value, as in np.argmax.
+    out = unflatten(Discrete(3, start=5), vector)
+    assert type(out) is np.intp and out == expected
 
 
 @pytest.mark.parametrize(
@@ -287,35 +291,66 @@ def test_unflatten_wrong_kind_and_length() -> None:
         unflatten(Box(0, 1, (2,)), np.zeros(3))
 
 
-def test_unflatten_multi_discrete_names_the_bad_block() -> None:
-    space = MultiDiscrete([2, 3, 2])
-    with pytest.raises(ValueError, match=r"the block of entry \(1,\) is not one-hot"):
-        unflatten(space, np.array([1, 0, 0, 0, 0, 0, 1]))
-    with pytest.raises(ValueError, match=r"the block of entry \(2,\) is not one-hot"):
-        unflatten(space, np.array([1, 0, 0, 1, 0, 1, 1]))
-    with pytest.raises(ValueError, match=r"the block of entry \(0,\) is not one-hot"):
-        unflatten(space, np.array([1, 0.5, 0, 1, 0, 1, 0]))
+def test_unflatten_multi_discrete_takes_the_argmax_of_each_block() -> None:
+    space = MultiDiscrete([2, 3, 2], start=[0, -1, 4])
+    scores = np.array([0.2, 0.7, 0.3, 0.3, 0.1, 5.0, -5.0])
+    assert unflatten(space, scores).tolist() == [1, -1, 4]
+    # Ties pick the first maximum of a block; NaN counts as the largest value (np.argmax).
+    assert unflatten(space, np.array([1, 1, 0, 0, 0, 0, 0])).tolist() == [0, -1, 4]
+    assert unflatten(space, np.array([0, np.nan, np.inf, 1, np.nan, np.nan, 2])).tolist() == [
+        1,
+        1,
+        4,
+    ]
+    assert unflatten(space, [False, True, True, False, True, True, False]).tolist() == [1, -1, 4]
     grid = MultiDiscrete([[2, 2], [2, 3]], dtype=np.int16, start=[[0, 1], [2, -1]])
-    with pytest.raises(ValueError, match=r"the block of entry \(1, 0\) is not one-hot"):
-        unflatten(grid, np.array([1, 0, 0, 1, 0, 0, 0, 0, 1]))
+    out = unflatten(grid, np.array([0.9, 0.1, -1, 0, 3, 2, 0.4, 0.5, 0.45]))
+    assert out.dtype == np.int16 and out.tolist() == [[0, 2], [2, 0]]
     out = unflatten(grid, np.array([1, 0, 0, 1, 0, 1, 0, 0, 1]))
     assert out.dtype == np.int16 and out.tolist() == [[0, 2], [3, 1]]
 
 
-def test_unflatten_multi_binary_needs_flags() -> None:
-    with pytest.raises(ValueError, match=r"unflatten: MultiBinary\(3\) needs only 0s and 1s"):
-        unflatten(MultiBinary(3), np.array([0.0, 0.5, 1.0]))
+def test_unflatten_multi_binary_thresholds_at_one_half() -> None:
+    out = unflatten(MultiBinary(6), np.array([0.5, 0.5000001, -1.0, 3.0, np.nan, np.inf]))
+    assert out.dtype == np.int8 and out.tolist() == [0, 1, 0, 1, 0, 1]
     out = unflatten(MultiBinary((2, 2)), np.array([1.0, 0.0, 0.0, 1.0]))
     assert out.dtype == np.int8 and out.tolist() == [[1, 0], [0, 1]]
+    assert unflatten(MultiBinary(2), [True, False]).tolist() == [1, 0]
+
+
+class Refusing(Space[int]):
+    """A custom one-number space whose registered ``unflatten`` refuses every vector."""
+
+    def sample(self, mask: Any = None) -> int:
+        return 0
+
+    def contains(self, x: Any) -> bool:
+        return x == 0
+
+    @property
+    def is_flattenable(self) -> bool:
+        return True
+
+
+def _refusing_flatdim(space: Refusing) -> int:
+    return 1
+
+
+def _refusing_unflatten(space: Refusing, x: Any) -> int:
+    raise ValueError(f"unflatten: {space!r} refuses {x!r}.")
+
+
+flatdim.register(Refusing, _refusing_flatdim)
+unflatten.register(Refusing, _refusing_unflatten)
 
 
 def test_unflatten_nested_error_names_the_path() -> None:
-    space = Tuple([Box(0, 1, (1,)), Dict(flags=MultiBinary(2))])
+    space = Tuple([Box(0, 1, (1,)), Dict(flags=Refusing())])
     with pytest.raises(ValueError) as info:
-        unflatten(space, np.array([0.5, 1.0, 0.5]))
-    assert str(info.value).endswith(
-        "(in sub-space [1]['flags'] of Tuple(Box(0.0, 1.0, (1,), float32), "
-        "Dict({flags: MultiBinary(2)})))"
+        unflatten(space, np.array([0.5, 1.0]))
+    assert str(info.value) == (
+        "unflatten: Refusing() refuses array([1.]). (in sub-space [1]['flags'] of "
+        "Tuple(Box(0.0, 1.0, (1,), float32), Dict({flags: Refusing()})))"
     )
 
 
@@ -348,15 +383,32 @@ def test_out_of_range_discrete_values_always_raise(n: int, start: int, value: in
 
 
 @SETTINGS
-@given(st.integers(1, 6), hnp.arrays(np.int8, st.integers(1, 6), elements=st.integers(0, 1)))
-def test_only_exact_one_hots_unflatten(n: int, flags: np.ndarray) -> None:
-    space = Discrete(n)
-    vector = np.resize(flags, n).astype(np.float32)
-    if vector.sum() == 1:
-        assert unflatten(space, vector) == int(np.argmax(vector))
-    else:
-        with pytest.raises(ValueError, match="one-hot"):
-            unflatten(space, vector)
+@given(
+    st.integers(-5, 5),
+    hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64]), st.integers(1, 6)),
+)
+def test_unflatten_discrete_is_always_the_argmax(start: int, vector: np.ndarray) -> None:
+    space = Discrete(vector.size, start=start)
+    out = unflatten(space, vector)
+    assert out == int(np.argmax(vector)) + start and out in space
+
+
+@SETTINGS
+@given(
+    hnp.arrays(np.int64, st.integers(1, 4), elements=st.integers(1, 4)),
+    st.integers(-3, 3),
+    st.data(),
+)
+def test_unflatten_multi_discrete_is_always_the_blockwise_argmax(
+    nvec: np.ndarray, start: int, data: st.DataObject
+) -> None:
+    space = MultiDiscrete(nvec, start=np.full(nvec.shape, start))
+    vector = data.draw(hnp.arrays(np.float64, (int(nvec.sum()),), elements=st.floats()))
+    ends = np.cumsum(nvec)
+    blocks = np.split(vector, ends[:-1])
+    expected = [int(np.argmax(block)) + start for block in blocks]
+    out = unflatten(space, vector)
+    assert out.tolist() == expected and out in space
 
 
 @st.composite

@@ -106,13 +106,11 @@ def test_unflatten_simple() -> None:
     mb = unflatten(MultiBinary(3), np.array([0.0, 1.0, 0.0]))
     assert mb.dtype == np.int8
     np.testing.assert_array_equal(mb, [0, 1, 0])
-    # Only exact encodings decode: scores that are not one-hot / 0-1 flags are refused.
-    with pytest.raises(ValueError, match="one-hot"):
-        unflatten(Discrete(3, start=-1), np.array([0.1, 0.2, 0.9]))
-    with pytest.raises(ValueError, match="one-hot"):
-        unflatten(MultiDiscrete([2, 3]), np.array([0.0, 1.0, 0.2, 0.1, 0.9]))
-    with pytest.raises(ValueError, match="0s and 1s"):
-        unflatten(MultiBinary(3), np.array([0.2, 0.6, 0.5]))
+    # Soft scores decode too: the argmax of each one-hot block (plus start), flags above 0.5.
+    assert unflatten(Discrete(3, start=-1), np.array([0.1, 0.2, 0.9])) == 1
+    soft = unflatten(MultiDiscrete([2, 3], start=[1, 0]), np.array([0.0, 1.0, 0.2, 0.1, 0.9]))
+    np.testing.assert_array_equal(soft, [2, 2])
+    np.testing.assert_array_equal(unflatten(MultiBinary(3), np.array([0.2, 0.6, 0.5])), [0, 1, 0])
     with pytest.raises(ValueError, match="shape"):
         unflatten(Discrete(3), np.zeros(4))
     with pytest.raises(NotImplementedError):

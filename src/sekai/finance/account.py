@@ -24,8 +24,8 @@ Array = NDArray[np.float64]
 class AccountConfig:
     """Leverage and financing terms of a weight-space account (rates are annual).
 
-    Every number is finite; ``max_leverage > 0``, ``margin_rate`` (when given) and
-    ``borrow_rate`` are >= 0; ``cash_rate`` may be negative.
+    Every number is finite; ``max_leverage > 0`` and ``borrow_rate >= 0``; ``cash_rate`` and
+    ``margin_rate`` may be negative.
     """
 
     allow_short: bool = False
@@ -44,7 +44,7 @@ class AccountConfig:
         )
         setter(self, "cash_rate", check_real(self.cash_rate, "cash_rate"))
         if self.margin_rate is not None:
-            setter(self, "margin_rate", check_real(self.margin_rate, "margin_rate", low=0.0))
+            setter(self, "margin_rate", check_real(self.margin_rate, "margin_rate"))
         setter(self, "borrow_rate", check_real(self.borrow_rate, "borrow_rate", low=0.0))
 
     @property

@@ -3,6 +3,8 @@
 A ``Dashboard`` records what its panels ask for (``Panel.sources``) at every render, keeps one
 history per env, and draws each panel into its box of the layout (``Row`` and ``Column``
 split the area by weight). Panels read their data through a ``View``.
+
+Kept paths: ``shade_steps`` (in ``plot``) and ``tick_count`` (in ``ticks``) also import from here.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sekai.rendering.panels import BarChart as BarChart
 from sekai.rendering.panels import LineChart as LineChart
 from sekai.rendering.panels import Series as Series
 from sekai.rendering.panels import StackedArea as StackedArea
+from sekai.rendering.plot import shade_steps as shade_steps
 from sekai.rendering.plot import triangle
 from sekai.rendering.renderer import BaseRenderer
 from sekai.rendering.sources import ColorSpec as ColorSpec
@@ -39,6 +42,7 @@ from sekai.rendering.sources import resolve_color as resolve_color
 from sekai.rendering.text import text_width
 from sekai.rendering.theme import Theme, get_theme
 from sekai.rendering.ticks import MINUS, format_number
+from sekai.rendering.ticks import tick_count as tick_count
 
 __all__ = [
     "Source",

@@ -35,7 +35,6 @@ _MAX_DECIMALS = 8
 _SLACK = 1e-9
 _COMPACT_UNITS = ((1e3, "K"), (1e6, "M"), (1e9, "B"), (1e12, "T"))
 _AUTO_COMPACT = 10_000
-_COMPACT_TICK_DECIMALS = 2
 _TICK_SPACING = 28
 _MIN_TICKS = 3
 
@@ -173,28 +172,22 @@ def _compact_decimals(scaled: float) -> int:
 def tick_labels(
     ticks: Iterable[float], *, percent: bool = False, compact: bool | None = None
 ) -> list[str]:
-    """Labels for tick values in one format: every label has the decimals of the smallest step
-    between the ticks.
+    """Labels for tick values, all written with the decimals of the smallest step between them.
 
-    ``compact=None`` compacts when not ``percent`` and ``max|v| >= 10_000``. Compact labels all
-    take the unit (K, M, B or T) of the largest ``|v|`` and write zero as ``0``; plain labels
-    are used instead when ``max|v| < 1000``, or when compact ones would need more than 2
-    decimals or would collide.
+    ``compact=None`` compacts when not ``percent`` and ``max|v| >= 10_000``. Compact labels are
+    ``format_number(v, decimals, compact=True)``: ``|v| >= 1000`` reads with K, M, B or T, as
+    in ``["0", "500K", "1.00M"]``; plain labels are used instead when two would read the same.
     """
     values = [float(tick) for tick in ticks]
     finite = sorted({v for v in values if math.isfinite(v)})
-    factor = 100 if percent else 1
+    decimals = _tick_decimals(finite, 100 if percent else 1)
     if compact is None:
         compact = not percent and bool(finite) and max(map(abs, finite)) >= _AUTO_COMPACT
-    largest = max((abs(v) * factor for v in finite), default=0.0)
-    if compact and largest >= _COMPACT_UNITS[0][0]:
-        unit, suffix = max(u for u in _COMPACT_UNITS if largest >= u[0])
-        decimals = _tick_decimals(finite, factor / unit)
-        labels = [_compact_tick(v, factor / unit, decimals, suffix, percent) for v in values]
+    if compact:
+        labels = [format_number(v, decimals, percent=percent, compact=True) for v in values]
         shown = {label for v, label in zip(values, labels, strict=True) if math.isfinite(v)}
-        if decimals <= _COMPACT_TICK_DECIMALS and len(shown) == len(finite):
+        if len(shown) == len(finite):
             return labels
-    decimals = _tick_decimals(finite, factor)
     return [format_number(v, decimals, percent=percent) for v in values]
 
 
@@ -205,17 +198,6 @@ def _tick_decimals(finite: Sequence[float], factor: float) -> int:
     if steps:
         return decimals_for(min(steps) * factor)
     return min(decimals_for(finite[0] * factor), 2) if finite else 0
-
-
-def _compact_tick(value: float, factor: float, decimals: int, suffix: str, percent: bool) -> str:
-    """``value · factor`` (``factor`` takes the percent and the unit) with ``decimals`` and the
-    unit's ``suffix``; zero as ``0``."""
-    if not math.isfinite(value):
-        return format_number(value, percent=percent)
-    scaled, end = value * factor, "%" if percent else ""
-    if scaled == 0:
-        return "0" + end
-    return _signed(scaled, f"{abs(scaled):,.{decimals}f}{suffix}", False) + end
 
 
 def value_range(

@@ -1,7 +1,7 @@
 """Checks and error messages for the input of ``flatten`` and ``unflatten``.
 
 A value of the right kind that is not in the space (out of range, wrong shape, wrong keys, not
-one-hot) raises ValueError; a value of the wrong kind (not numbers, a float for a discrete
+0/1 flags) raises ValueError; a value of the wrong kind (not numbers, a float for a discrete
 space, a non-mapping for a Dict) raises TypeError. Messages name the space and the input.
 """
 
@@ -29,7 +29,6 @@ __all__ = [
     "note_subspace",
     "numbers",
     "offsets",
-    "one_hot_picks",
     "show",
 ]
 
@@ -194,20 +193,3 @@ def flat_vector(space: Space[Any], x: Any, n: int) -> NDArray[Any]:
             f"{show(x)}."
         )
     return arr
-
-
-def one_hot_picks(space: MultiDiscrete, arr: NDArray[Any], x: Any) -> NDArray[np.int64]:
-    """The position of the 1 in each entry's block of ``arr``; each block must be one-hot."""
-    ones = arr == 1
-    starts = offsets(space)
-    counts = np.add.reduceat(ones, starts, dtype=np.int64)
-    stray = (arr != 0) & ~ones  # neither 0 nor 1 (NaN included)
-    if stray.any() or not np.all(counts == 1):
-        first = int(np.argmax(stray)) if stray.any() else int(starts[np.argmax(counts != 1)])
-        block = int(np.searchsorted(starts, first, side="right")) - 1
-        entry = tuple(int(v) for v in np.unravel_index(block, space.shape))
-        raise ValueError(
-            f"unflatten: {space!r} needs one one-hot block per entry; the block of entry "
-            f"{entry} is not one-hot in {show(x)}."
-        )
-    return np.flatnonzero(ones) - starts

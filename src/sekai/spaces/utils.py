@@ -25,8 +25,6 @@ from sekai.spaces._input_checks import (
     note_subspace,
     numbers,
     offsets,
-    one_hot_picks,
-    show,
 )
 from sekai.spaces._jsonable import register_space_type, space_from_jsonable
 from sekai.spaces._stacking import children, concatenate, iterate, zero_sample
@@ -179,11 +177,12 @@ def _flat_vector(space: Space[Any], x: Any) -> NDArray[Any]:
 
 @singledispatch
 def unflatten(space: Space[Any], x: Any) -> Any:
-    """The element of ``space`` that the flat vector ``x`` encodes (always a member).
+    """The member of ``space`` that the flat vector ``x`` (e.g. a policy's output) decodes to.
 
-    Non-numeric ``x`` raises TypeError; a wrong length, or a discrete part that is not an exact
-    encoding (one-hot blocks, 0/1 flags), raises ValueError. Box parts are cast, rounded and
-    clipped into the bounds.
+    Every numeric vector of length ``flatdim(space)`` decodes: Box parts are cast, rounded and
+    clipped into the bounds; Discrete and MultiDiscrete take the argmax of each one-hot block
+    plus ``start``; MultiBinary takes ``x > 0.5``. Non-numeric ``x`` raises TypeError, a wrong
+    length ValueError.
     """
     raise _unsupported("unflatten", space)
 
@@ -232,12 +231,22 @@ def _unflatten_float_to_int(space: Box, arr: NDArray[np.float64]) -> NDArray[Any
 
 @unflatten.register
 def _unflatten_discrete(space: Discrete, x: Any) -> np.intp:
-    arr = _flat_vector(space, x)
-    ones = arr == 1
-    # Exactly one entry equal to 1 and exactly one non-zero entry (NaN counts as non-zero).
-    if np.count_nonzero(ones) != 1 or np.count_nonzero(arr) != 1:
-        raise ValueError(f"unflatten: {space!r} needs a one-hot vector, got {show(x)}.")
-    return np.intp(int(np.argmax(ones)) + space.start)
+    return np.intp(int(np.argmax(_flat_vector(space, x))) + space.start)
+
+
+def _block_argmax(
+    arr: NDArray[Any], sizes: NDArray[np.int64], starts: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """``np.argmax`` of each block of ``arr`` (sizes ``sizes``, all >= 1, starting at ``starts``).
+
+    As with ``np.argmax``, ties go to the first maximum and NaN counts as the largest value.
+    """
+    top = np.repeat(np.maximum.reduceat(arr, starts), sizes)  # NaN if the block holds one
+    hits = arr == top
+    if arr.dtype.kind == "f":
+        hits |= np.isnan(arr)
+    index = np.where(hits, np.arange(arr.size), arr.size)
+    return np.minimum.reduceat(index, starts) - starts
 
 
 @unflatten.register
@@ -245,17 +254,13 @@ def _unflatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[Any]:
     arr = _flat_vector(space, x)
     if space.nvec.size == 0:
         return space.start.astype(space.dtype)
-    picks = one_hot_picks(space, arr, x)
+    picks = _block_argmax(arr, space.nvec.reshape(-1), offsets(space))
     return (picks.reshape(space.shape) + space.start).astype(space.dtype)
 
 
 @unflatten.register
 def _unflatten_multi_binary(space: MultiBinary, x: Any) -> NDArray[np.int8]:
-    arr = _flat_vector(space, x)
-    ones = arr == 1
-    if not np.all(ones | (arr == 0)):
-        raise ValueError(f"unflatten: {space!r} needs only 0s and 1s, got {show(x)}.")
-    return ones.astype(np.int8).reshape(space.n)
+    return (_flat_vector(space, x) > 0.5).astype(np.int8).reshape(space.n)
 
 
 def _split(space: Dict | Tuple, x: Any) -> list[NDArray[Any]]:

@@ -1,4 +1,7 @@
-"""The ``VecEnv`` base class and the helpers shared by its backends."""
+"""The ``VecEnv`` base class and the helpers shared by its backends.
+
+Kept path: ``merge_autoreset`` (in ``sekai.core.result``) also imports from here.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from sekai.core.closing import Closing
 from sekai.core.env import install_async_fallbacks
 from sekai.core.options import check_options_type
 from sekai.core.result import ResetResult, StepResult
+from sekai.core.result import merge_autoreset as merge_autoreset
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces.box import Box
 from sekai.spaces.space import Space

@@ -143,12 +143,11 @@ def performance_summary(
 ) -> PerformanceSummary:
     """Every metric of ``returns``; ``risk_free`` is the hurdle of Sharpe and Sortino.
 
-    ``turnover`` (averaged) and ``costs`` (summed) hold one value per period: their length
-    must be that of ``returns`` (``ValueError`` otherwise).
+    ``turnover`` (averaged) and ``costs`` (summed) may have any non-zero length.
     """
     r = _series(returns, "returns")
-    mean_turnover = None if turnover is None else float(_per_period(turnover, "turnover", r).mean())
-    total_cost = None if costs is None else float(_per_period(costs, "costs", r).sum())
+    mean_turnover = None if turnover is None else float(_series(turnover, "turnover").mean())
+    total_cost = None if costs is None else float(_series(costs, "costs").sum())
     return _summary(
         r,
         periods_per_year,
@@ -157,16 +156,6 @@ def performance_summary(
         mean_turnover=mean_turnover,
         total_cost=total_cost,
     )
-
-
-def _per_period(values: ArrayLike, name: str, returns: Array) -> Array:
-    x = _series(values, name)
-    if x.size != returns.size:
-        raise ValueError(
-            f"{name} must hold one value per period: expected length {returns.size} "
-            f"(that of returns), got {x.size}."
-        )
-    return x
 
 
 def _summary(

@@ -145,9 +145,7 @@ class MarketEnv(WindowedEnv):
             allow_short=_flag(allow_short, "allow_short"),
             max_leverage=check_float(max_leverage, "max_leverage", low=0.0, low_open=True),
             cash_rate=check_float(cash_rate, "cash_rate"),
-            margin_rate=(
-                None if margin_rate is None else check_float(margin_rate, "margin_rate", low=0.0)
-            ),
+            margin_rate=None if margin_rate is None else check_float(margin_rate, "margin_rate"),
             borrow_rate=check_float(borrow_rate, "borrow_rate", low=0.0),
         )
         self.delisting_return = check_float(delisting_return, "delisting_return", low=-1.0)
