@@ -52,7 +52,8 @@ class MultiAgentEnv(
         """What lets only some of ``agents`` act at a step, or ``None``: all act at every step.
 
         Envs with their own turn clocks override this with a short phrase naming the setting
-        (and how to turn it off); lockstep bridges such as ``to_pettingzoo`` refuse them.
+        (and how to turn it off). Checks that have every agent act at every step, such as
+        PettingZoo's ``parallel_api_test``, apply only where it is ``None``.
         """
         return None
 
