@@ -237,18 +237,156 @@ def test_market_through_bridge_matches_sekai_env(seed: int) -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "reason"), STAGGERED_MESSAGES)
-def test_staggered_market_is_refused_up_front(kwargs: dict[str, Any], reason: str) -> None:
-    import re
-
+def test_staggered_market_is_bridged_and_says_why_turns_differ(
+    kwargs: dict[str, Any], reason: str
+) -> None:
     market = _market(**kwargs)
     assert market.staggered_by == reason
+    env = to_pettingzoo(market)
+    assert env.sekai_env is market and env.possible_agents == market.possible_agents
+
+
+# -- event-driven markets: only the agents due to act are observed and asked -------------------
+
+HOLD_ACTION = np.array([1, 1, 1])
+CHOICES = [np.array([1, 2, 2]), np.array([2, 1, 0]), np.array([0, 0, 1]), np.array([1, 1, 2])]
+
+
+def _choose(agent: str, step: int) -> np.ndarray:
+    """A scripted action that differs between agents and steps."""
+    return CHOICES[(int(agent.rsplit("_", 1)[1]) + step) % len(CHOICES)]
+
+
+def test_event_driven_market_asks_each_agent_at_its_own_times() -> None:
+    """Intervals [1, 2]: trader_1 is asked at every second decision time of trader_0."""
+    env = to_pettingzoo(_market(decision_intervals=[1.0, 2.0]))
+    agents = ["trader_0", "trader_1"]
+    observations, infos = env.reset(seed=5)
+    assert sorted(observations) == sorted(infos) == env.agents == agents
+    asked: dict[str, list[float]] = {agent: [0.0] for agent in agents}
+    step = 0
+    while env.agents:
+        actions = {agent: _choose(agent, step) for agent in observations}
+        observations, rewards, terminated, truncated, infos = env.step(actions)
+        step += 1
+        for result in (rewards, terminated, truncated, infos):
+            assert sorted(result) == agents  # every live agent, every step
+        assert all(type(r) is float for r in rewards.values())
+        now = infos["trader_0"]["timestamp"]
+        assert infos["trader_1"]["timestamp"] == now == pytest.approx(step)
+        if env.agents:
+            assert env.agents == agents
+            assert sorted(observations) == [a for a in agents if infos[a]["acting"]]
+            for agent in observations:
+                asked[agent].append(round(now, 6))
+    assert step == 10 and all(terminated.values()) and not any(truncated.values())
+    assert asked["trader_0"] == [float(t) for t in range(10)]
+    assert asked["trader_1"] == [0.0, 2.0, 4.0, 6.0, 8.0] == asked["trader_0"][::2]
+
+
+EVENT_DRIVEN: list[dict[str, Any]] = [
+    {"decision_intervals": [1.0, 2.0]},
+    {"jitter": 0.3},
+    {"n_agents": 3, "decision_intervals": [1.0, 1.0, 2.5], "jitter": 0.1},
+]
+
+
+@pytest.mark.parametrize("kwargs", EVENT_DRIVEN)
+def test_event_driven_episode_equals_the_sekai_market(kwargs: dict[str, Any]) -> None:
+    direct, env = _market(**kwargs), to_pettingzoo(_market(**kwargs))
+    expected = direct.reset(seed=9)
+    observations, infos = env.reset(seed=9)
+    assert sorted(observations) == sorted(expected.observations) and infos == expected.info
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    direct_totals = dict.fromkeys(env.possible_agents, 0.0)
+    step = 0
+    partial = 0
+    while env.agents:
+        actions = {agent: _choose(agent, step) for agent in observations}
+        partial += len(actions) < len(env.agents)
+        a = direct.step(dict(actions))
+        observations, rewards, terminated, truncated, infos = env.step(actions)
+        step += 1
+        assert list(observations) == list(a.observations)
+        for agent, observation in observations.items():
+            for key in ("book", "agent"):
+                np.testing.assert_array_equal(observation[key], a.observations[agent][key])
+        assert rewards == a.rewards and infos == a.info
+        assert terminated == a.terminated and truncated == a.truncated
+        assert env.agents == direct.agents
+        for agent in env.possible_agents:
+            totals[agent] += rewards[agent]
+            direct_totals[agent] += a.rewards[agent]
+    assert totals == direct_totals and partial > 0  # some steps asked only some agents
+    final = {agent: infos[agent]["wealth"] for agent in env.possible_agents}
+    assert final == {agent: a.info[agent]["wealth"] for agent in env.possible_agents}
+
+
+def _at_a_partial_step() -> tuple[Any, dict[str, Any]]:
+    """The bridged [1, 2] market after one step: only trader_0 is due."""
+    env = to_pettingzoo(_market(decision_intervals=[1.0, 2.0]))
+    env.reset(seed=1)
+    observations, *_ = env.step({"trader_0": HOLD_ACTION, "trader_1": HOLD_ACTION})
+    assert list(observations) == ["trader_0"] and env.agents == ["trader_0", "trader_1"]
+    return env, observations
+
+
+@pytest.mark.parametrize(
+    ("actions", "problem"),
+    [
+        ({}, "missing ['trader_0']"),
+        ({"trader_0": HOLD_ACTION, "trader_1": HOLD_ACTION}, "not due to act ['trader_1']"),
+        ({"trader_1": HOLD_ACTION}, "missing ['trader_0'], not due to act ['trader_1']"),
+        ({"trader_0": HOLD_ACTION, "trader_7": HOLD_ACTION}, "not due to act ['trader_7']"),
+    ],
+)
+def test_actions_must_name_exactly_the_agents_due(actions: dict[str, Any], problem: str) -> None:
+    import re
+
+    env, _ = _at_a_partial_step()
+    market = env.sekai_env
+    before = (market.next_decision.tolist(), market.book.time, list(market.acting))
     message = (
-        "SekaiToPettingZoo needs every agent in agents to act at every step, as PettingZoo's "
-        f"ParallelEnv does, but LimitOrderBookMarket lets only some act: {reason}. "
-        "For staggered turns use the sekai env directly."
+        "SekaiToPettingZoo.step: actions must hold one action for each agent due to act, "
+        f"['trader_0'], and no other; {problem}. The agents due to act are those the last "
+        "reset() or step() observed that are still in agents."
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        to_pettingzoo(market)
+        env.step(actions)
+    assert (market.next_decision.tolist(), market.book.time, market.acting) == before
+    _, rewards, *_ = env.step({"trader_0": HOLD_ACTION})
+    assert sorted(rewards) == ["trader_0", "trader_1"]
+
+
+def test_actions_must_be_a_mapping() -> None:
+    env, _ = _at_a_partial_step()
+    with pytest.raises(TypeError, match=r"^actions must be a dict .*, got list \[.*\]\.$"):
+        env.step([HOLD_ACTION])
+
+
+def test_a_finished_agent_is_not_due() -> None:
+    env = to_pettingzoo(TagTeam())
+    env.reset(seed=0)
+    for _ in range(3):
+        observations, *_ = env.step({a: 1 for a in env.agents})
+    assert sorted(observations) == ["guard", "scout"] and env.agents == ["guard"]
+    with pytest.raises(ValueError, match=r"not due to act \['scout'\]"):
+        env.step({"scout": 1, "guard": 1})
+    _, rewards, *_ = env.step({"guard": 1})
+    assert rewards == {"guard": 1.0}
+
+
+def test_stepping_without_an_episode_is_left_to_the_sekai_env() -> None:
+    from sekai.error import ResetRequired
+
+    env = to_pettingzoo(_market(decision_intervals=[1.0, 2.0], session_length=1.0))
+    with pytest.raises(ResetRequired):
+        env.step({"trader_0": HOLD_ACTION})
+    env.reset(seed=0)
+    env.step({"trader_0": HOLD_ACTION, "trader_1": HOLD_ACTION})
+    assert env.agents == []
+    with pytest.raises(ResetRequired):
+        env.step({"trader_0": HOLD_ACTION})
 
 
 def test_staggered_by_tells_whether_all_agents_act() -> None:

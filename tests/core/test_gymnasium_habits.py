@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 import sekai
-from sekai.core import Env, MAResetResult, MAStepResult, ResetResult, StepResult, Wrapper
+from sekai.core import (
+    Env,
+    MAResetResult,
+    MAStepResult,
+    MultiAgentEnv,
+    ResetResult,
+    StepResult,
+    Wrapper,
+)
 from sekai.rendering import BaseRenderer
 from sekai.spaces import Discrete
 
@@ -137,14 +145,34 @@ def ids() -> Iterator[None]:
         sekai.deregister(f"habits/{env_id}-v0")
 
 
+class Solo(MultiAgentEnv[int, int, str]):
+    """One agent counting steps."""
+
+    def __init__(self) -> None:
+        self.possible_agents = ["solo"]
+        self.agents = []
+        self.observation_spaces = {"solo": Discrete(10)}
+        self.action_spaces = {"solo": Discrete(2)}
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        self._set_rng(seed)
+        self.agents = ["solo"]
+        return MAResetResult({"solo": 0}, {})
+
+    def step(self, actions: dict[str, int]) -> Any:
+        return MAStepResult({"solo": 1}, {"solo": 0.0}, {"solo": True}, {"solo": False}, {})
+
+
 STACKS = {
     "bare": Counter,
     "wrapped": lambda: Layer(Layer(Counter())),
     "made": lambda: sekai.make("CartPole-v1"),
 }
+KINDS = {**STACKS, "multi-agent": Solo}
+GYMNASIUM_NAMES = ("render", "render_mode", "np_random")
 
 
-@pytest.mark.parametrize("build", STACKS.values(), ids=list(STACKS))
+@pytest.mark.parametrize("build", KINDS.values(), ids=list(KINDS))
 @pytest.mark.parametrize("name", ["render", "render_mode"])
 def test_render_names_point_to_renderers(build: Any, name: str) -> None:
     env = build()
@@ -171,9 +199,21 @@ def test_np_random_points_to_rng(build: Any) -> None:
     assert draws[0] == draws[1] != draws[2]
 
 
+@pytest.mark.parametrize("build", KINDS.values(), ids=list(KINDS))
+def test_gymnasium_names_are_no_attributes(build: Any) -> None:
+    """The hints answer reads only: no listing, class or instance shows the names."""
+    env = build()
+    for name in GYMNASIUM_NAMES:
+        assert name not in dir(env)
+        assert not hasattr(type(env), name)
+        assert all(name not in vars(klass) for klass in type(env).__mro__)
+        with pytest.raises(AttributeError, match=f"^{type(env).__name__} has no {name}: "):
+            getattr(env, name)
+
+
 def test_get_attr_and_has_attr_see_no_gymnasium_names() -> None:
     env = Layer(Counter())
-    for name in ("render", "render_mode", "np_random"):
+    for name in GYMNASIUM_NAMES:
         assert not env.has_attr(name)
         with pytest.raises(AttributeError):
             env.get_attr(name)
@@ -181,8 +221,13 @@ def test_get_attr_and_has_attr_see_no_gymnasium_names() -> None:
 
 def test_other_missing_attributes_keep_the_usual_error() -> None:
     env = Layer(Counter())
-    with pytest.raises(AttributeError, match=r"^'Layer' object has no attribute 'nothing'$"):
+    with pytest.raises(
+        AttributeError, match=r"^'Layer' object has no attribute 'nothing'$"
+    ) as info:
         env.nothing  # type: ignore[attr-defined]  # noqa: B018
+    assert info.value.name == "nothing" and info.value.obj is env
+    with pytest.raises(AttributeError, match=r"^'Solo' object has no attribute 'nothing'$"):
+        Solo().nothing  # type: ignore[attr-defined]  # noqa: B018
 
 
 def test_an_env_that_defines_the_names_keeps_them() -> None:

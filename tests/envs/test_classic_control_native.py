@@ -95,13 +95,15 @@ def _floats(limit: float, dtype: Any = np.float32) -> Sampler:
 
 @dataclass(frozen=True)
 class Case:
-    """One env: its two classes, how to draw states and actions, and how to set a state."""
+    """One env: its two classes, how to draw states and actions, how to set a state, and the
+    attributes of the single env that ``get_attr`` gives per sub-env."""
 
     env: Callable[..., Any]
     vec: Callable[..., Any]
     states: Sampler
     actions: Sampler
     set_single: Callable[[Any, np.ndarray], None]
+    per_env: tuple[str, ...] = ()
 
 
 def _set_tuple(env: Any, row: np.ndarray) -> None:
@@ -118,7 +120,14 @@ def _set_cartpole(env: Any, row: np.ndarray) -> None:
 
 
 CASES = {
-    "CartPole": Case(CartPoleEnv, CartPoleVecEnv, _cartpole_states, _integers(2), _set_cartpole),
+    "CartPole": Case(
+        CartPoleEnv,
+        CartPoleVecEnv,
+        _cartpole_states,
+        _integers(2),
+        _set_cartpole,
+        ("steps_beyond_terminated",),
+    ),
     "MountainCar": Case(
         MountainCarEnv, MountainCarVecEnv, _mountain_car_states, _integers(3), _set_tuple
     ),
@@ -129,9 +138,18 @@ CASES = {
         _floats(1.0),
         _set_array,
     ),
-    "Pendulum": Case(PendulumEnv, PendulumVecEnv, _pendulum_states, _floats(2.0), _set_tuple),
+    "Pendulum": Case(
+        PendulumEnv, PendulumVecEnv, _pendulum_states, _floats(2.0), _set_tuple, ("last_u",)
+    ),
     "Acrobot": Case(AcrobotEnv, AcrobotVecEnv, _acrobot_states, _integers(3), _set_tuple),
 }
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are both None, or scalars of one type with the same bytes."""
+    if a is None or b is None:
+        return a is b
+    return type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
 
 
 def _run_from_states(
@@ -166,6 +184,7 @@ def _run_from_states(
     for k in range(steps):
         actions = case.actions(rng, n)
         result = vec.step(actions)
+        answers = {name: vec.get_attr(name) for name in case.per_env}
         for i, env in enumerate(singles):
             single = env.step(actions[i])
             done = bool(result.terminated[i])
@@ -178,6 +197,8 @@ def _run_from_states(
             if done:
                 ended += 1
                 case.set_single(env, vec.state[i])
+            for name, values in answers.items():
+                assert _same_value(values[i], getattr(env, name)), (name, where)
     vec.close()
     return ended
 
@@ -333,6 +354,43 @@ def test_parameters_are_the_templates_and_shared() -> None:
     with pytest.raises(ValueError, match="equal values"):
         vec.set_attr("force_mag", [1.0, 2.0, 3.0, 4.0])
     assert CartPoleVecEnv.metadata == CartPoleEnv.metadata
+
+
+def test_observation_bounds_are_the_templates() -> None:
+    for vec, names in (
+        (MountainCarVecEnv(2), ("low", "high")),
+        (ContinuousMountainCarVecEnv(2), ("low_state", "high_state")),
+    ):
+        for name in names:
+            value = getattr(vec.template, name)
+            answers = vec.get_attr(name)
+            assert len(answers) == 2 and all(answer is value for answer in answers)
+            np.testing.assert_array_equal(value, getattr(vec.observation_space, name.split("_")[0]))
+
+
+def test_cartpole_steps_beyond_terminated_per_sub_env() -> None:
+    """0 for a sub-env frozen by termination, as the single env after that step, else None."""
+    single = CartPoleEnv()
+    single.reset(seed=0)
+    single.state = (2.39, 5.0, 0.0, 0.0)
+    assert single.step(1).terminated and single.steps_beyond_terminated == 0
+    # Sub-env 1 is cut by the limit, and its next state would be a termination.
+    vec = CartPoleVecEnv(3, autoreset=False, max_episode_steps=1)
+    vec.reset(seed=0)
+    assert vec.get_attr("steps_beyond_terminated") == [None, None, None]
+    vec.state = np.array([[2.39, 5.0, 0.0, 0.0], [2.3, 4.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    first = vec.step(np.array([1, 1, 1]))
+    assert first.terminated.tolist() == [True, False, False] and vec.frozen.all()
+    assert vec.get_attr("steps_beyond_terminated") == [0, None, None]
+    vec.step(np.array([1, 1, 1]))
+    assert vec.get_attr("steps_beyond_terminated") == [0, None, None]
+    vec.reset(options={"reset_mask": np.array([True, False, False])})
+    assert vec.get_attr("steps_beyond_terminated") == [None, None, None]
+    again = CartPoleVecEnv(1)
+    again.reset(seed=0)
+    again.state = np.array([[2.39, 5.0, 0.0, 0.0]])
+    assert again.step(np.array([1])).terminated[0]
+    assert again.get_attr("steps_beyond_terminated") == [None]  # reset at once
 
 
 def test_frozen_sub_envs_keep_their_state() -> None:

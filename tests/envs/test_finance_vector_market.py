@@ -173,7 +173,8 @@ def test_parameters_are_shared_and_shape_parameters_read_only() -> None:
     assert vec.get_attr("delisting_return") == [0.0] * 3
     vec.set_attr("delisting_return", -1.0)
     assert vec.template.delisting_return == -1.0
-    for name in ("max_assets", "config", "model", "lookback", "n_total", "exogenous"):
+    shaped = ("max_assets", "config", "model", "lookback", "n_total", "exogenous")
+    for name in (*shaped, "history", "window"):
         with pytest.raises(AttributeError, match="read-only"):
             vec.set_attr(name, getattr(vec, name))
     assert MarketVecEnv.metadata == MarketEnv.metadata

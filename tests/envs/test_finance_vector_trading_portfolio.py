@@ -262,15 +262,26 @@ TRADING_WRITABLE = [
     "model",
     "capital",
 ]
-TRADING_READ_ONLY = ["metadata", "prices", "data", "lookback", "episode_length", "transaction_cost"]
+TRADING_READ_ONLY = [
+    "metadata",
+    "prices",
+    "data",
+    "history",
+    "lookback",
+    "episode_length",
+    "window",
+    "transaction_cost",
+]
 PORTFOLIO_WRITABLE = ["cost_model", "reward_fn", "dt", "mu", "sigma", "corr", "model", "capital"]
 PORTFOLIO_READ_ONLY = [
     "metadata",
     "prices",
     "data",
+    "history",
     "n_assets",
     "lookback",
     "episode_length",
+    "window",
     "allow_short",
     "transaction_cost",
 ]
@@ -307,6 +318,19 @@ def test_template_parameters(vec_cls: type[Any], writable: list[str], read_only:
     assert np.all(vec._paths == 100.0)
     with pytest.raises(AttributeError):
         vec.set_attr("no_such_parameter", 1)
+
+
+@pytest.mark.parametrize("sampler", ["sequential", "random"])
+def test_each_sub_env_answers_its_own_sampler(sampler: str) -> None:
+    vec = TradingVecEnv(3, prices=_history(60, 1)[:, 0], episode_length=10, sampler=sampler)
+    samplers = vec.get_attr("sampler")
+    assert [type(s) for s in samplers] == [type(vec.template.sampler)] * 3
+    if sampler == "sequential":  # each sub-env walks the history on its own
+        assert len({id(s) for s in samplers} | {id(vec.template.sampler)}) == 4
+    else:  # a stateless sampler is shared
+        assert all(s is vec.template.sampler for s in samplers)
+    simulated = PortfolioVecEnv(2, n_assets=2, episode_length=4)
+    assert simulated.get_attr("sampler") == [simulated.template.sampler] * 2
 
 
 def test_state_arrays_and_properties() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,5 +34,7 @@ def test_pettingzoo_market_quick() -> None:
     for row in rows:
         fills, inventory = int(row[-4]), int(row[-3])
         assert fills >= 0 and abs(inventory) <= 20  # the market's default max_inventory
-    assert "to_pettingzoo raised ValueError" in completed.stdout
-    assert "unequal decision_intervals [1.0, 1.0, 2.5]" in completed.stdout
+    assert "Staggered turns, decision_intervals [1.0, 1.0, 2.5]" in completed.stdout
+    # 30 time units: decisions at 0, 1, ..., 29, and at 0, 2.5, ..., 27.5 for the slow trader
+    decisions = re.findall(r"^  (trader_\d) decided (\d+) times", completed.stdout, re.MULTILINE)
+    assert decisions == [("trader_0", "30"), ("trader_1", "30"), ("trader_2", "12")]

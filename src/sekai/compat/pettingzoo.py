@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from sekai.compat._install import install_hint
 from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
+from sekai.utils.validation import check_instance
 
 try:
     from pettingzoo import ParallelEnv
@@ -27,9 +29,14 @@ def _per_agent_infos(info: dict[Any, Any], agents: Any) -> dict[Any, dict[str, A
 class SekaiToPettingZoo(ParallelEnv):
     """A ``sekai.MultiAgentEnv`` seen as a PettingZoo ``ParallelEnv``.
 
-    Infos are per agent: the sekai env's ``info[agent]`` (empty when it has none). Every agent
-    in ``agents`` must act at every step, as PettingZoo's parallel API has it: an env whose
-    ``staggered_by`` is not ``None`` (only some agents act at a step) raises ``ValueError``.
+    ``reset`` and ``step`` return the observations of the agents due to act: those observed
+    that are still in ``agents`` (every live agent in a lockstep env; in an event-driven one,
+    such as ``LimitOrderBookMarket`` with staggered turns, only the agents whose decision time
+    has come). ``step`` takes one action for each of them and no other (``ValueError``
+    otherwise, before the sekai env is touched). Rewards, flags and infos are the sekai env's
+    (the market's come for every live agent), with one info dict per agent: its
+    ``info[agent]``, empty when it has none. PettingZoo's ``parallel_api_test`` has every agent
+    act at every step, so it applies to envs whose ``staggered_by`` is ``None``.
     """
 
     def __init__(self, env: MultiAgentEnv[Any, Any, Any]) -> None:
@@ -37,13 +44,6 @@ class SekaiToPettingZoo(ParallelEnv):
             raise TypeError(
                 f"SekaiToPettingZoo expects a sekai.MultiAgentEnv, got {type(env).__name__}; "
                 "use sekai.compat.to_gymnasium for a sekai.Env."
-            )
-        staggered_by = env.staggered_by
-        if staggered_by is not None:
-            raise ValueError(
-                "SekaiToPettingZoo needs every agent in agents to act at every step, as "
-                f"PettingZoo's ParallelEnv does, but {type(env).__name__} lets only some act: "
-                f"{staggered_by}. For staggered turns use the sekai env directly."
             )
         self.sekai_env = env
         self.possible_agents = list(env.possible_agents)
@@ -61,6 +61,7 @@ class SekaiToPettingZoo(ParallelEnv):
             "is_parallelizable": True,
         }
         self.render_mode = None
+        self._due: list[Any] | None = None  # None before the first reset
 
     def observation_space(self, agent: Any) -> Any:
         """The gymnasium observation space of ``agent``."""
@@ -75,9 +76,33 @@ class SekaiToPettingZoo(ParallelEnv):
     ) -> tuple[dict[Any, Any], dict[Any, dict[str, Any]]]:
         """Reset the sekai env; one info dict per observed agent."""
         result = self.sekai_env.reset(seed=seed, options=options)
-        self.agents = list(self.sekai_env.agents)
-        observations = dict(result.observations)
+        observations = self._observed(result.observations)
         return observations, _per_agent_infos(result.info, observations)
+
+    def _observed(self, observations: Mapping[Any, Any]) -> dict[Any, Any]:
+        """Refresh ``agents`` and the agents due to act from a result's ``observations``."""
+        self.agents = list(self.sekai_env.agents)
+        live = set(self.agents)
+        self._due = [agent for agent in observations if agent in live]
+        return dict(observations)
+
+    def _check_actions(self, actions: Any) -> None:
+        """``actions`` must hold exactly the agents due to act while an episode runs; without
+        one, the sekai env's ``step`` says what is wrong."""
+        check_instance(actions, "actions", Mapping, "a dict of one action per agent due to act")
+        due = self._due
+        if due is None or not self.agents:
+            return
+        missing = [agent for agent in due if agent not in actions]
+        extra = [agent for agent in actions if agent not in due]
+        if missing or extra:
+            problems = [f"missing {missing}"] if missing else []
+            problems += [f"not due to act {extra}"] if extra else []
+            raise ValueError(
+                "SekaiToPettingZoo.step: actions must hold one action for each agent due to "
+                f"act, {due}, and no other; {', '.join(problems)}. The agents due to act are "
+                "those the last reset() or step() observed that are still in agents."
+            )
 
     def step(
         self, actions: dict[Any, Any]
@@ -88,10 +113,11 @@ class SekaiToPettingZoo(ParallelEnv):
         dict[Any, bool],
         dict[Any, dict[str, Any]],
     ]:
-        """Step the sekai env; rewards as float, flags as bool, one info dict per agent seen."""
+        """Step the sekai env with the actions of the agents due to act; rewards as float,
+        flags as bool, one info dict per agent seen."""
+        self._check_actions(actions)
         result = self.sekai_env.step(actions)
-        self.agents = list(self.sekai_env.agents)
-        observations = dict(result.observations)
+        observations = self._observed(result.observations)
         rewards = {agent: float(r) for agent, r in result.rewards.items()}
         terminated = {agent: bool(t) for agent, t in result.terminated.items()}
         truncated = {agent: bool(t) for agent, t in result.truncated.items()}

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from sekai._types import ActType, ObsType, SeedType
 from sekai.core.closing import Closing
+from sekai.core.gymnasium_names import GymnasiumNames
 from sekai.core.result import ResetResult, StepResult
 from sekai.core.rng import SeededRNG
 
@@ -18,34 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["Env", "install_async_fallbacks"]
 
 _ASYNC_PAIRS = (("step", "async_step"), ("reset", "async_reset"))
-
-RENDERING_HINT = (
-    "a sekai env does not draw itself: a renderer does, e.g. "
-    "sekai.renderer_for(env).render(env) (see sekai.rendering); for gymnasium's render() and "
-    "render_mode use sekai.compat.to_gymnasium(env, renderer=sekai.renderer_for(env), "
-    "render_mode='rgb_array')."
-)
-"""Where rendering lives, for messages about ``render()`` and ``render_mode``."""
-
-
-class GymnasiumName:
-    """A name gymnasium envs have and sekai envs lack: reading it raises ``AttributeError``
-    saying what sekai has instead. A subclass or an instance may still define the name.
-
-    A class attribute rather than ``__getattr__``, which would slow every attribute read.
-    """
-
-    def __init__(self, hint: str) -> None:
-        self.hint = hint
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: object, objtype: type | None = None) -> Any:
-        if obj is None:
-            return self
-        raise AttributeError(f"{type(obj).__name__} has no {self.name}: {self.hint}")
 
 
 def _owner_index(mro: tuple[type, ...], name: str) -> int:
@@ -79,7 +52,7 @@ def install_async_fallbacks(cls: type) -> None:
             setattr(cls, async_name, fallback)
 
 
-class Env(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType]):
+class Env(SeededRNG, Closing, GymnasiumNames, abc.ABC, Generic[ObsType, ActType]):
     """A single-agent environment: ``reset()``, ``step()`` and two spaces."""
 
     metadata: ClassVar[dict[str, Any]] = {}
@@ -127,13 +100,6 @@ class Env(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType]):
     def set_attr(self, name: str, value: Any) -> None:
         """Set attribute ``name``."""
         setattr(self, name, value)
-
-    if not TYPE_CHECKING:  # unknown to type checkers, so that subclasses may define them
-        render = GymnasiumName(RENDERING_HINT)
-        render_mode = GymnasiumName(RENDERING_HINT)
-        np_random = GymnasiumName(
-            "a sekai env keeps its generator in env.rng (seeded by reset(seed=...))."
-        )
 
     def __str__(self) -> str:
         spec = self.spec

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from sekai._types import ActType, AgentID, ObsType, SeedType
 from sekai.core.closing import Closing
-from sekai.core.env import RENDERING_HINT, GymnasiumName
+from sekai.core.gymnasium_names import GymnasiumNames
 from sekai.core.result import MAResetResult, MAStepResult
 from sekai.core.rng import SeededRNG
 
@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 __all__ = ["MultiAgentEnv"]
 
 
-class MultiAgentEnv(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType, AgentID]):
+class MultiAgentEnv(
+    SeededRNG, Closing, GymnasiumNames, abc.ABC, Generic[ObsType, ActType, AgentID]
+):
     """Several agents acting at once; every dict is keyed by agent ID."""
 
     agents: list[AgentID]
@@ -50,16 +52,10 @@ class MultiAgentEnv(SeededRNG, Closing, abc.ABC, Generic[ObsType, ActType, Agent
         """What lets only some of ``agents`` act at a step, or ``None``: all act at every step.
 
         Envs with their own turn clocks override this with a short phrase naming the setting
-        (and how to turn it off); lockstep bridges such as ``to_pettingzoo`` refuse them.
+        (and how to turn it off). Checks that have every agent act at every step, such as
+        PettingZoo's ``parallel_api_test``, apply only where it is ``None``.
         """
         return None
-
-    if not TYPE_CHECKING:  # unknown to type checkers, so that subclasses may define them
-        render = GymnasiumName(RENDERING_HINT)
-        render_mode = GymnasiumName(RENDERING_HINT)
-        np_random = GymnasiumName(
-            "a sekai env keeps its generator in env.rng (seeded by reset(seed=...))."
-        )
 
     @property
     def num_agents(self) -> int:

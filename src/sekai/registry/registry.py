@@ -17,7 +17,8 @@ import reprlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sekai.core.env import RENDERING_HINT, Env
+from sekai.core.env import Env
+from sekai.core.gymnasium_names import RENDERING_HINT
 from sekai.core.spec import (
     DataEntryPoint,
     EnvSpec,

@@ -22,6 +22,8 @@ class CartPoleVecEnv(StateVecEnv[CartPoleEnv]):
     sutton_barto_reward=False)``; ``state`` is ``(num_envs, 4)`` float64
     ``[x, x_dot, theta, theta_dot]``. Actions are integer arrays ``(num_envs,)`` of 0 and 1.
     The parameters (``gravity``, ``force_mag``, ``tau``, ...) are the template's, shared.
+    ``steps_beyond_terminated`` is per sub-env: ``0`` for one frozen by termination
+    (``autoreset=False``; with autoreset it starts over at once), else ``None``.
     """
 
     env_class = CartPoleEnv
@@ -43,9 +45,19 @@ class CartPoleVecEnv(StateVecEnv[CartPoleEnv]):
         super()._allocate()
         self._ones = np.ones(self.num_envs)
         self._scratch = np.empty((6, self.num_envs))
+        self._terminated = np.zeros(self.num_envs, bool)
+
+    @property
+    def steps_beyond_terminated(self) -> NDArray[np.object_]:
+        """Object array of each sub-env's ``steps_beyond_terminated``: ``0`` after its episode
+        terminated, ``None`` before (a frozen sub-env takes no further steps)."""
+        steps = np.full(self.num_envs, None, dtype=object)
+        steps[self._terminated] = 0
+        return steps
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         self._state[indices] = self._uniform_starts(options, -0.05, 0.05, 4)
+        self._terminated[indices] = False
 
     def _observe(self) -> NDArray[np.float32]:
         return self._state.astype(np.float32)
@@ -96,5 +108,7 @@ class CartPoleVecEnv(StateVecEnv[CartPoleEnv]):
         terminated = np.abs(new_x, out=xacc) > env.x_threshold
         terminated |= np.abs(new_theta, out=thetaacc) > env.theta_threshold_radians
         self._advance()
+        active = self.active
+        self._terminated |= terminated if active is None else terminated & active
         rewards = np.where(terminated, -1.0, 0.0) if env.sutton_barto_reward else self._ones
         return rewards, terminated, np.zeros(self.num_envs, bool), {}

@@ -94,6 +94,8 @@ class ContinuousMountainCarVecEnv(StateVecEnv[ContinuousMountainCarEnv]):
     max_speed = Param()
     goal_position = Param()
     power = Param()
+    low_state = Param()
+    high_state = Param()
 
     def _allocate(self) -> None:
         super()._allocate()

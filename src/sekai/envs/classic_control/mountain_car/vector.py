@@ -33,6 +33,8 @@ class MountainCarVecEnv(StateVecEnv[MountainCarEnv]):
     goal_position = Param()
     force = Param()
     gravity = Param()
+    low = Param()
+    high = Param()
 
     def _allocate(self) -> None:
         super()._allocate()

@@ -29,6 +29,7 @@ class PendulumVecEnv(StateVecEnv[PendulumEnv]):
     ``state`` is ``(num_envs, 2)`` float64 ``[theta, theta_dot]``. Actions are
     ``(num_envs, 1)`` arrays (any float dtype, which the torque terms keep as in the single
     env); only the first element of each row counts. The parameters are the template's.
+    ``last_u`` is each sub-env's clipped torque of its last step (``None`` after its reset).
     """
 
     env_class = PendulumEnv
@@ -40,6 +41,20 @@ class PendulumVecEnv(StateVecEnv[PendulumEnv]):
     m = Param()
     l = Param()  # noqa: E741 - the single env's name
 
+    def _allocate(self) -> None:
+        super()._allocate()
+        self._torque: NDArray[Any] = np.zeros(self.num_envs)
+        self._stepped = np.zeros(self.num_envs, bool)
+
+    @property
+    def last_u(self) -> NDArray[np.object_]:
+        """Object array of each sub-env's clipped torque of its last step, a scalar of the
+        action's dtype as in the single env, or ``None`` if it has not stepped since its reset."""
+        torques = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(self._stepped).tolist():
+            torques[i] = self._torque[i]
+        return torques
+
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         check_reset_options_each(self, options, ("x_init", "y_init"))
         high = np.array(
@@ -49,6 +64,7 @@ class PendulumVecEnv(StateVecEnv[PendulumEnv]):
             ]
         )
         self._state[indices] = self.rng.uniform(low=-high, high=high)
+        self._stepped[indices] = False
 
     def _observe(self) -> NDArray[np.float32]:
         theta = self._state[:, 0]
@@ -73,6 +89,8 @@ class PendulumVecEnv(StateVecEnv[PendulumEnv]):
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]]:
         env = self.template
         u = self._torques(actions)
+        self._torque = u
+        self._stepped.fill(True)
         theta, theta_dot = self._state.T
         new_theta, new_theta_dot = self._spare.T
         g, m, length, dt = env.g, env.m, env.l, env.dt

@@ -174,6 +174,12 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     within about 1e-9 of a multiple of the interval (the two end tests round differently).
     ``staggered_by`` names the settings that let only some agents act at a step.
 
+    ``sekai.compat.to_pettingzoo`` runs the market event-driven: ``reset`` and ``step`` observe
+    only the agents in ``acting``, the next actions are theirs, and rewards, terminations,
+    truncations and infos come for every live agent. PettingZoo's ``parallel_api_test`` has
+    every agent act at every step, so it applies where ``staggered_by`` is None: equal
+    ``decision_intervals`` and ``jitter=0``, or a single agent.
+
     ``data``, ``sampler`` and ``latency`` are as for ``LimitOrderBookEnv``: starts lie on a
     grid of the shortest interval, and ``latency`` must stay below the shortest interval
     shortened by the jitter; the acting agents' decisions reach the book together,

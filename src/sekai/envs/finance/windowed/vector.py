@@ -46,8 +46,10 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
 
     prices = Param(_HISTORY_READ_ONLY)
     data = Param(_HISTORY_READ_ONLY)
+    history = Param(_HISTORY_READ_ONLY)
     lookback = Param(SHAPE_READ_ONLY)
     episode_length = Param(SHAPE_READ_ONLY)
+    window = Param(SHAPE_READ_ONLY)
     transaction_cost = Param(_COST_READ_ONLY)
     cost_model = Param()
     reward_fn = Param()
@@ -75,6 +77,15 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
         history = template.history
         self._samplers = None if history is None else [template.sampler.spawn() for _ in range(n)]
         self._started = False
+
+    @property
+    def sampler(self) -> NDArray[np.object_]:
+        """Object array of each sub-env's episode sampler: its own ``spawn()`` of the single
+        env's with a history, the single env's (unused) in a simulated market."""
+        samplers = np.empty(self.num_envs, dtype=object)
+        for i in range(self.num_envs):
+            samplers[i] = self.template.sampler if self._samplers is None else self._samplers[i]
+        return samplers
 
     def _asset_shape(self) -> tuple[int, ...]:
         """Trailing shape of one price row: ``()`` or ``(n_assets,)``."""
