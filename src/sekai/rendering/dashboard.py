@@ -39,6 +39,7 @@ from sekai.rendering.sources import resolve_color as resolve_color
 from sekai.rendering.text import text_width
 from sekai.rendering.theme import Theme, get_theme
 from sekai.rendering.ticks import MINUS, format_number
+from sekai.utils.validation import check_int
 
 __all__ = [
     "Source",
@@ -106,11 +107,7 @@ class Stat:
 
 
 def _size(value: Any, least: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"Dashboard {name} must be an int, got {value!r}.")
-    if value < least:
-        raise ValueError(f"Dashboard {name} must be at least {least}, got {value}.")
-    return int(value)
+    return check_int(value, f"Dashboard {name}", low=least)
 
 
 def _count(value: Any) -> bool:
