@@ -147,6 +147,18 @@ def test_reset_seeds_gymnasium_np_random() -> None:
     assert env.sekai_env._rng_seed == 9
 
 
+def test_from_gymnasium_seeds_follow_the_int_rule() -> None:
+    env = from_gymnasium(gymnasium.make("CartPole-v1"))
+    first = env.reset(seed=4).observation
+    np.testing.assert_array_equal(env.reset(seed=4.0).observation, first)
+    assert env._rng_seed == 4 and type(env._rng_seed) is int
+    for bad in (2.5, True, float("inf"), (1,)):
+        with pytest.raises(TypeError, match="seed must be"):
+            env.reset(seed=bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        env.reset(seed=-1)
+
+
 def test_to_gymnasium_attributes_and_step() -> None:
     toy = Toy()
     env = to_gymnasium(toy)

@@ -27,6 +27,19 @@ def _pair(env_id: str, mode: str | None, n: int) -> tuple[Any, SekaiToGymnasiumV
     )
 
 
+def test_a_whole_float_seed_is_the_int_seed_plus_i() -> None:
+    vec, bridge = _pair("CartPole-v1", None, 3)
+    try:
+        expected = vec.reset(seed=[7, 8, 9]).observations
+        obs, _ = bridge.reset(seed=7.0)
+        np.testing.assert_equal(obs, expected)
+        with pytest.raises(TypeError, match="seed must be an int"):
+            bridge.reset(seed=7.5)
+    finally:
+        vec.close()
+        bridge.close()
+
+
 def test_spaces_and_metadata_follow_gymnasiums_names() -> None:
     bridge = to_gymnasium_vector(sekai.make_vec("Trading-v0", 5))
     try:

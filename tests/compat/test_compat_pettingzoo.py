@@ -144,6 +144,18 @@ def test_pettingzoo_to_sekai_seeds() -> None:
     assert env._rng_seed == 5
 
 
+def test_pettingzoo_to_sekai_seeds_follow_the_int_rule() -> None:
+    env = from_pettingzoo(to_pettingzoo(TagTeam()))
+    first = env.reset(seed=5).observations["scout"]
+    np.testing.assert_array_equal(first, env.reset(seed=5.0).observations["scout"])
+    assert env._rng_seed == 5 and type(env._rng_seed) is int
+    for bad in (2.5, True, float("nan")):
+        with pytest.raises(TypeError, match="seed must be"):
+            env.reset(seed=bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        env.reset(seed=-1)
+
+
 def test_pettingzoo_to_sekai_str_close_and_type_check() -> None:
     closed = []
 

@@ -41,6 +41,7 @@ from sekai.compat.sb3 import (
     SB3_INSTALL_HINT,
     GymnasiumVectorToSekai,
     _sb3_adapter_class,
+    _selected,
     from_gymnasium_vector,
     to_sb3,
     vector_infos_to_list,
@@ -54,6 +55,15 @@ needs_contrib = pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None,
     reason="sb3-contrib is not installed (the sb3 extra)",
 )
+
+
+def test_indices_follow_the_int_rule() -> None:
+    assert _selected(None, 3) == [0, 1, 2]
+    assert _selected(np.int64(1), 3) == [1] and _selected(1.0, 3) == [1]
+    assert _selected([0, 2.0], 3) == [0, 2] and all(type(i) is int for i in _selected([2.0], 3))
+    for bad in (1.5, [0, 1.5], [True], True):
+        with pytest.raises(TypeError, match="indices"):
+            _selected(bad, 3)
 
 
 class MaskedWalk(Env[dict[str, Any], int]):

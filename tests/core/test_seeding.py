@@ -38,15 +38,34 @@ def test_np_random_rejects_non_int(bad: object) -> None:
         np_random(bad)
 
 
-@pytest.mark.parametrize("bad", [1.5, 2.0, np.float64(3.0)])
-def test_np_random_rejects_a_real_that_is_not_an_int(bad: object) -> None:
-    with pytest.raises(ValueError, match="seed must be a non-negative int"):
+@pytest.mark.parametrize("bad", [1.5, np.float64(3.25), float("nan"), float("inf")])
+def test_np_random_rejects_a_float_with_a_fraction(bad: object) -> None:
+    with pytest.raises(TypeError, match="seed must be an int"):
         np_random(bad)
+
+
+@pytest.mark.parametrize("whole", [2.0, np.float64(2.0), np.float32(2.0)])
+def test_np_random_takes_a_whole_float_as_its_int(whole: object) -> None:
+    rng, seed = np_random(whole)
+    assert seed == 2 and type(seed) is int
+    assert rng.random() == np.random.default_rng(2).random()
+
+
+def test_make_seed_sequence_checks_its_ints() -> None:
+    assert make_seed_sequence(0.0, 3.0) == make_seed_sequence(0, 3)
+    with pytest.raises(TypeError, match="make_seed_sequence base_seed must be an int"):
+        make_seed_sequence(0.5, 3)
+    with pytest.raises(TypeError, match="make_seed_sequence n must be an int"):
+        make_seed_sequence(0, True)
+    with pytest.raises(ValueError, match="make_seed_sequence base_seed must be at least 0"):
+        make_seed_sequence(-1, 3)
 
 
 def test_np_random_rejects_negative() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         np_random(-1)
+    with pytest.raises(ValueError, match="non-negative"):
+        np_random(-1.0)
 
 
 def test_child_seeds_uses_seed_or_draws() -> None:

@@ -106,13 +106,26 @@ def test_n_steps(session_length: float, decision_interval: float, n_steps: int) 
     assert env.n_steps == n_steps
 
 
+_INT_PARAMETERS = {
+    "mid_price",
+    "levels",
+    "max_quote_offset",
+    "order_size",
+    "max_inventory",
+    "max_trades",
+}
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
         ("mid_price", 19),
-        ("mid_price", 100.0),
+        ("mid_price", 19.0),
+        ("mid_price", 100.5),
         ("levels", 0),
-        ("levels", 2.0),
+        ("levels", 0.0),
+        ("levels", 2.5),
+        ("max_trades", math.inf),
         ("max_quote_offset", 0),
         ("order_size", 0),
         ("order_size", True),
@@ -128,8 +141,10 @@ def test_n_steps(session_length: float, decision_interval: float, n_steps: int) 
     ],
 )
 def test_invalid_parameters_name_themselves(name: str, value: Any) -> None:
-    # the wrong kind (a bool, a string, None) is a TypeError; a wrong value a ValueError
-    error = TypeError if isinstance(value, (bool, str, type(None))) else ValueError
+    # the wrong kind (a bool, a string, None, a float with a fraction for an int parameter) is
+    # a TypeError; a wrong value a ValueError
+    fraction = name in _INT_PARAMETERS and not float(value).is_integer()
+    error = TypeError if fraction or isinstance(value, (bool, str, type(None))) else ValueError
     with pytest.raises(error, match=name):
         LimitOrderBookEnv(**{name: value})
     with pytest.raises(error, match=name):
@@ -148,7 +163,7 @@ def test_boundary_parameters_are_accepted() -> None:
     ("kwargs", "name"),
     [
         ({"n_agents": 0}, "n_agents"),
-        ({"n_agents": 2.0}, "n_agents"),
+        ({"n_agents": 0.0}, "n_agents"),
         ({"jitter": 1.0}, "jitter"),
         ({"jitter": -0.1}, "jitter"),
         ({"decision_intervals": [1.0, 2.0, 3.0]}, "decision_intervals"),
@@ -159,6 +174,13 @@ def test_boundary_parameters_are_accepted() -> None:
 def test_market_validation(kwargs: dict[str, Any], name: str) -> None:
     with pytest.raises(ValueError, match=name):
         LimitOrderBookMarket(**kwargs)
+
+
+def test_market_int_parameters_follow_the_int_rule() -> None:
+    with pytest.raises(TypeError, match=r"n_agents must be an int, got float 2\.5"):
+        LimitOrderBookMarket(n_agents=2.5)
+    market = LimitOrderBookMarket(n_agents=2.0, levels=3.0)
+    assert len(market.possible_agents) == 2 and market.core.levels == 3
 
 
 def test_check_env_passes() -> None:

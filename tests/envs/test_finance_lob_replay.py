@@ -68,6 +68,17 @@ def _env(data: Any, **kwargs: Any) -> LimitOrderBookEnv:
     return LimitOrderBookEnv(data=data, **kwargs)
 
 
+def test_checkpoint_every_follows_the_int_rule() -> None:
+    data = simulate_lobster(200, levels=2, seed=1)
+    assert HistoricalFlow(data, checkpoint_every=50.0).checkpoint_every == 50
+    assert type(HistoricalFlow(data, checkpoint_every=np.int64(50)).checkpoint_every) is int
+    for bad in (2.5, True, "50"):
+        with pytest.raises(TypeError, match="checkpoint_every must be an int"):
+            HistoricalFlow(data, checkpoint_every=bad)
+    with pytest.raises(ValueError, match="checkpoint_every must be at least 1"):
+        HistoricalFlow(data, checkpoint_every=0)
+
+
 def test_no_agents_reproduces_every_book_row() -> None:
     data = simulate_lobster(6000, levels=10, seed=4, hidden_rate=0.1, halt=True)
     flow = HistoricalFlow(data, checkpoint_every=500)

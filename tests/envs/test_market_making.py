@@ -48,7 +48,8 @@ def test_defaults_and_stored_parameters() -> None:
     ("name", "value"),
     [
         ("n_steps", 0),
-        ("n_steps", 2.0),
+        ("n_steps", 2.5),
+        ("n_steps", 0.0),
         ("n_steps", True),
         ("max_inventory", 0),
         ("order_size", 0),
@@ -68,8 +69,11 @@ def test_defaults_and_stored_parameters() -> None:
     ],
 )
 def test_invalid_parameter_names_it(name: str, value: Any) -> None:
-    # the wrong kind (a bool, a string, None) is a TypeError; a wrong value a ValueError
-    error = TypeError if isinstance(value, (bool, str, type(None))) else ValueError
+    # the wrong kind (a bool, a string, None, a float with a fraction for an int parameter) is
+    # a TypeError; a wrong value a ValueError
+    ints = {"n_steps", "max_inventory", "order_size"}
+    fraction = name in ints and isinstance(value, float) and not value.is_integer()
+    error = TypeError if fraction or isinstance(value, (bool, str, type(None))) else ValueError
     with pytest.raises(error, match=name):
         MarketMakingEnv(**{name: value})
 

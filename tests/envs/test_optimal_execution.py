@@ -46,6 +46,7 @@ def test_defaults_and_stored_parameters() -> None:
     [
         ("n_steps", 0),
         ("n_steps", 2.5),
+        ("n_steps", 0.0),
         ("initial_inventory", 0.0),
         ("initial_inventory", math.inf),
         ("s0", 0.0),
@@ -61,8 +62,10 @@ def test_defaults_and_stored_parameters() -> None:
     ],
 )
 def test_invalid_parameter_names_it(name: str, value: Any) -> None:
-    # the wrong kind (a bool, a string, None) is a TypeError; a wrong value a ValueError
-    error = TypeError if isinstance(value, (bool, str, type(None))) else ValueError
+    # the wrong kind (a bool, a string, None, a fraction for the int n_steps) is a TypeError;
+    # a wrong value a ValueError
+    fraction = name == "n_steps" and isinstance(value, float) and not value.is_integer()
+    error = TypeError if fraction or isinstance(value, (bool, str, type(None))) else ValueError
     with pytest.raises(error, match=name):
         OptimalExecutionEnv(**{name: value})
 

@@ -343,7 +343,7 @@ def test_bad_sources() -> None:
     [
         ({"episode_length": 0}, "episode_length"),
         ({"lookback": 0}, "lookback"),
-        ({"lookback": 2.0}, "lookback"),
+        ({"lookback": 0.0}, "lookback"),
         ({"positions": (1.0,)}, "positions"),
         ({"positions": (0.0, np.nan)}, "positions"),
         ({"positions": (0.0, "1")}, "positions"),
@@ -361,6 +361,14 @@ def test_bad_sources() -> None:
 def test_bad_parameters(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         TradingEnv(**kwargs)
+
+
+def test_int_parameters_follow_the_int_rule() -> None:
+    with pytest.raises(TypeError, match=r"lookback must be an int, got float 2\.5"):
+        TradingEnv(lookback=2.5)
+    env = TradingEnv(lookback=2.0, episode_length=5.0)
+    assert (env.lookback, env.episode_length) == (2, 5)
+    assert type(env.lookback) is int and type(env.episode_length) is int
 
 
 def test_bad_cost_models_and_rewards() -> None:

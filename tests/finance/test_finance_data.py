@@ -247,7 +247,7 @@ def test_market_data_is_immutable():
         ({"prices": prices(3), "exogenous": {"x": np.ones((3, 2, 1))}}, ValueError),
         ({"prices": prices(3), "exogenous": {"x": [1.0, np.inf, 2.0]}}, ValueError),
         ({"prices": prices(3), "warmup": True}, TypeError),
-        ({"prices": prices(3), "warmup": 1.0}, ValueError),
+        ({"prices": prices(3), "warmup": 1.5}, TypeError),
         ({"prices": prices(3), "warmup": -1}, ValueError),
         ({"prices": prices(3), "warmup": 4}, ValueError),
     ],
@@ -432,7 +432,7 @@ def test_split_by_timestamp():
         ((8,), {"embargo": 1}, ValueError),
         ((5,), {"embargo": -1}, ValueError),
         ((5,), {"history": -1}, ValueError),
-        ((5,), {"embargo": 1.0}, ValueError),
+        ((5,), {"embargo": 1.5}, TypeError),
         ((True,), {}, TypeError),
     ],
 )
@@ -497,7 +497,7 @@ def test_walk_forward():
         ((4, 4), {"step": 0}, ValueError),
         ((4, 4), {"embargo": -1}, ValueError),
         ((4, 4), {"history": -1}, ValueError),
-        ((4.0, 4), {}, ValueError),
+        ((4.5, 4), {}, TypeError),
         ((4, 4), {"step": True}, TypeError),
     ],
 )

@@ -583,33 +583,43 @@ def test_bad_inputs(name, bad, error, match):
 X = np.arange(1.0, 9.0)
 
 
+def test_whole_float_parameters_are_their_ints():
+    np.testing.assert_array_equal(momentum(X, 2.0), momentum(X, 2))
+    np.testing.assert_array_equal(lag(X, 1.0), lag(X, 1))
+    np.testing.assert_array_equal(
+        rolling_mean(X, 3.0, min_periods=2.0), rolling_mean(X, 3, min_periods=2)
+    )
+    np.testing.assert_array_equal(rolling_std(X, 3, ddof=1.0), rolling_std(X, 3, ddof=1))
+    np.testing.assert_array_equal(forward_fill(X, limit=1.0), forward_fill(X, limit=1))
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
         (lambda: momentum(X, 0), ValueError, "window"),
         (lambda: momentum(X, True), TypeError, "window"),
-        (lambda: momentum(X, 2.0), ValueError, "window"),
+        (lambda: momentum(X, 2.5), TypeError, "window"),
         (lambda: lag(X, -1), ValueError, "periods"),
         (lambda: lag(X, False), TypeError, "periods"),
-        (lambda: lag(X, 1.0), ValueError, "periods"),
+        (lambda: lag(X, 1.5), TypeError, "periods"),
         (lambda: forward_fill(X, limit=-1), ValueError, "limit"),
-        (lambda: forward_fill(X, limit=1.5), ValueError, "limit"),
+        (lambda: forward_fill(X, limit=1.5), TypeError, "limit"),
         (lambda: forward_fill(X, limit=True), TypeError, "limit"),
         (lambda: rolling_mean(X, 0), ValueError, "window"),
         (lambda: rolling_mean(X, np.bool_(True)), TypeError, "window"),
         (lambda: rolling_mean(X, "3"), TypeError, "window"),
         (lambda: rolling_mean(X, 3, min_periods=0), ValueError, "min_periods"),
         (lambda: rolling_mean(X, 3, min_periods=4), ValueError, "min_periods"),
-        (lambda: rolling_mean(X, 3, min_periods=2.0), ValueError, "min_periods"),
+        (lambda: rolling_mean(X, 3, min_periods=2.5), TypeError, "min_periods"),
         (lambda: rolling_std(X, 0), ValueError, "window"),
         (lambda: rolling_std(X, 3, min_periods=4), ValueError, "min_periods"),
         (lambda: rolling_std(X, 3, min_periods=True), TypeError, "min_periods"),
         (lambda: rolling_std(X, 3, ddof=-1), ValueError, "ddof"),
         (lambda: rolling_std(X, 3, ddof=True), TypeError, "ddof"),
-        (lambda: rolling_std(X, 3, ddof=1.0), ValueError, "ddof"),
+        (lambda: rolling_std(X, 3, ddof=0.5), TypeError, "ddof"),
         (lambda: rolling_zscore(X, 0), ValueError, "window"),
         (lambda: rolling_zscore(X, 3, min_periods=5), ValueError, "min_periods"),
-        (lambda: rolling_zscore(X, 3.0), ValueError, "window"),
+        (lambda: rolling_zscore(X, nan), TypeError, "window"),
         (lambda: ewm_mean(X, 0), ValueError, "halflife"),
         (lambda: ewm_mean(X, -1.0), ValueError, "halflife"),
         (lambda: ewm_mean(X, nan), ValueError, "halflife"),
@@ -618,10 +628,10 @@ X = np.arange(1.0, 9.0)
         (lambda: ewm_mean(X, "2"), TypeError, "halflife"),
         (lambda: ewm_mean(X, 2.0, min_periods=-1), ValueError, "min_periods"),
         (lambda: ewm_mean(X, 2.0, min_periods=True), TypeError, "min_periods"),
-        (lambda: ewm_mean(X, 2.0, min_periods=1.0), ValueError, "min_periods"),
+        (lambda: ewm_mean(X, 2.0, min_periods=math.inf), TypeError, "min_periods"),
         (lambda: ewm_std(X, 0.0), ValueError, "halflife"),
         (lambda: ewm_std(X, 2.0, min_periods=-2), ValueError, "min_periods"),
-        (lambda: ewm_std(X, 2.0, min_periods=2.5), ValueError, "min_periods"),
+        (lambda: ewm_std(X, 2.0, min_periods=2.5), TypeError, "min_periods"),
         (lambda: realized_volatility(X, 0), ValueError, "window"),
         (lambda: realized_volatility(X, False), TypeError, "window"),
         (lambda: realized_volatility(X, 3, periods_per_year=0), ValueError, "periods_per_year"),
@@ -778,7 +788,7 @@ def test_check_causal_rng():
         ({"x": np.array(["a", "b", "c"])}, ValueError, "numeric"),
         ({"n_checks": 0}, ValueError, "n_checks"),
         ({"n_checks": True}, TypeError, "n_checks"),
-        ({"n_checks": 2.0}, ValueError, "n_checks"),
+        ({"n_checks": 2.5}, TypeError, "n_checks"),
         ({"rtol": -1e-9}, ValueError, "rtol"),
         ({"atol": nan}, ValueError, "atol"),
         ({"atol": "0"}, TypeError, "atol"),

@@ -317,10 +317,10 @@ def test_reduce_errors():
     for bad in (3, 4):
         with pytest.raises(ValueError, match="below the current 3"):
             book.reduce(1, bad)
-    for bad in (-1, 1.0):
+    for bad in (-1, -1.0):
         with pytest.raises(ValueError, match="quantity"):
             book.reduce(1, bad)
-    for bad in (True, None):
+    for bad in (True, None, 1.5):
         with pytest.raises(TypeError, match="quantity"):
             book.reduce(1, bad)
     assert book.get(1).quantity == 3 and book.volume_at(BID, 10) == 3
@@ -350,11 +350,12 @@ def test_depth_pads_with_zeros():
     assert [a.tolist() for a in depth] == [[99, 97, 0], [5, 1, 0], [101, 0, 0], [4, 0, 0]]
     assert [a.tolist() for a in book.depth(1)] == [[99], [5], [101], [4]]
     assert [a.tolist() for a in OrderBook().depth(2)] == [[0, 0]] * 4
-    for bad in (-2, 1.5):
-        with pytest.raises(ValueError, match="levels"):
+    with pytest.raises(ValueError, match="levels"):
+        book.depth(-2)
+    for bad in (True, 1.5):
+        with pytest.raises(TypeError, match="levels"):
             book.depth(bad)
-    with pytest.raises(TypeError, match="levels"):
-        book.depth(True)
+    assert [a.tolist() for a in book.depth(1.0)] == [[99], [5], [101], [4]]
 
 
 def test_orders_of_oldest_first():
@@ -487,11 +488,11 @@ def test_validation(engine):
     bad_values = [
         lambda: book.limit(0, 10, 1),
         lambda: book.limit(2, 10, 1),
-        lambda: book.limit(1.0, 10, 1),
+        lambda: book.limit(2.0, 10, 1),
         lambda: book.limit(BID, 0, 1),
-        lambda: book.limit(BID, 10.0, 1),
+        lambda: book.limit(BID, 0.0, 1),
         lambda: book.limit(BID, 10, 0),
-        lambda: book.limit(BID, 10, 1, owner=0.0),
+        lambda: book.limit(BID, 10, -1.0),
         lambda: book.market(ASK, 0),
         lambda: book.market(-2, 1),
         lambda: book.volume_at(0, 10),
@@ -503,6 +504,10 @@ def test_validation(engine):
         lambda: book.limit(BID, 10, False),
         lambda: book.limit(BID, 10, np.bool_(True)),
         lambda: book.limit(BID, 10, 1, owner=True),
+        lambda: book.limit(1.5, 10, 1),
+        lambda: book.limit(BID, 10.5, 1),
+        lambda: book.limit(BID, 10, 1, owner=0.5),
+        lambda: book.market(ASK, 1.5),
         lambda: book.market(ASK, True),
         lambda: book.n_levels(True),
     ]
@@ -518,6 +523,10 @@ def test_validation(engine):
     assert order.side is ASK and type(order.price) is int and type(order.quantity) is int
     assert type(order.owner) is int and order.owner == 3
     assert book.limit(-1, 13, 1)[0] == 3 and book.get(3).side is ASK
+    assert book.limit(-1.0, 14.0, np.float32(2.0), owner=5.0)[0] == 4
+    whole = book.get(4)
+    assert (whole.side, whole.price, whole.quantity, whole.owner) == (ASK, 14, 2, 5)
+    assert all(type(v) is int for v in (whole.price, whole.quantity, whole.owner))
     assert book.volume_at(-1, 12) == 2 and book.n_levels(np.int64(1)) == 1
 
 
@@ -648,14 +657,18 @@ def test_flow_defaults_and_validation():
         {"cancel_rate": -0.1},
         {"cancel_rate": math.nan},
         {"max_offset": 0},
-        {"max_offset": 2.0},
         {"offset_decay": -1.0},
         {"mean_size": 0.5},
     ]
     for kwargs in bad:
         with pytest.raises(ValueError, match=next(iter(kwargs))):
             ZeroIntelligenceFlow(**kwargs)
-    for kwargs in ({"market_rate": True}, {"max_offset": True}, {"mean_size": "3"}):
+    for kwargs in (
+        {"market_rate": True},
+        {"max_offset": True},
+        {"max_offset": 2.5},
+        {"mean_size": "3"},
+    ):
         with pytest.raises(TypeError, match=next(iter(kwargs))):
             ZeroIntelligenceFlow(**kwargs)
 
@@ -742,9 +755,11 @@ def test_initialise_clips_bids_at_one_tick():
         (1, 1),
         (-1, 7),
     ]
-    for kwargs in ({"mid": 0}, {"mid": 10.0}, {"mid": 10, "levels": 0}):
+    for kwargs in ({"mid": 0}, {"mid": 0.0}, {"mid": 10, "levels": 0}):
         with pytest.raises(ValueError):
             ZeroIntelligenceFlow().initialise(book, np.random.default_rng(0), **kwargs)
+    with pytest.raises(TypeError, match="mid"):
+        ZeroIntelligenceFlow().initialise(book, np.random.default_rng(0), mid=10.5)
     with pytest.raises(TypeError):
         ZeroIntelligenceFlow().initialise(
             book, np.random.default_rng(0), mid=10, orders_per_level=True
@@ -949,7 +964,9 @@ def test_place_rests_without_matching_even_across_the_spread():
         (BID, 0, 1, ValueError),
         (BID, 100, 0, ValueError),
         (BID, True, 1, TypeError),
-        (BID, 100, 1.0, ValueError),
+        (BID, 100, 1.5, TypeError),
+        (BID, 100.5, 1, TypeError),
+        (BID, 100, -1.0, ValueError),
     ],
 )
 def test_place_checks_like_limit(side, price, quantity, error):

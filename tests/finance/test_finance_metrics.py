@@ -756,8 +756,8 @@ def test_constructor_validation():
     for size in (0, -1):
         with pytest.raises(ValueError, match="deque_size must be at least 1"):
             RecordPerformance(inner, deque_size=size)
-    with pytest.raises(ValueError, match="deque_size must be an int"):
-        RecordPerformance(inner, deque_size=2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"deque_size must be an int, got float 2\.5"):
+        RecordPerformance(inner, deque_size=2.5)  # type: ignore[arg-type]
     for ppy in (0, -1, math.inf, math.nan):
         with pytest.raises(ValueError, match="periods_per_year must be finite and > 0"):
             RecordPerformance(inner, periods_per_year=ppy)

@@ -309,6 +309,11 @@ def test_order_book_chart_validation() -> None:
         OrderBookChart("book", owners={"a": ("You", "highlight")})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match="owners"):
         OrderBookChart("book", owners=[(0, "You")])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="owner id must be an int"):
+        OrderBookChart("book", owners={0.5: ("You", "highlight")})
+    whole = OrderBookChart("book", levels=3.0, owners={7.0: ("Mine", "highlight")})  # type: ignore[arg-type]
+    assert whole.levels == 3 and whole.owners == {7: ("Mine", "highlight")}
+    assert type(whole.levels) is int and all(type(k) is int for k in whole.owners)  # type: ignore[union-attr]
     env = Toy()
     env.book = "not a book"  # type: ignore[assignment]
     with pytest.raises(TypeError, match="OrderBook"):

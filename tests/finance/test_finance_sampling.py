@@ -106,17 +106,25 @@ def test_fixed_start():
     ("factory", "error"),
     [
         (lambda: FixedStart(-1), ValueError),
-        (lambda: FixedStart(1.0), ValueError),
+        (lambda: FixedStart(1.5), TypeError),
+        (lambda: FixedStart(-1.0), ValueError),
         (lambda: FixedStart(True), TypeError),
         (lambda: SequentialStart(start=-1), ValueError),
         (lambda: SequentialStart(stride=0), ValueError),
-        (lambda: SequentialStart(stride=2.0), ValueError),
+        (lambda: SequentialStart(stride=2.5), TypeError),
+        (lambda: SequentialStart(stride=0.0), ValueError),
         (lambda: SequentialStart(start="0"), TypeError),
     ],
 )
 def test_constructor_errors(factory, error):
     with pytest.raises(error):
         factory()
+
+
+def test_whole_float_positions_are_ints():
+    assert FixedStart(1.0).start == 1 and type(FixedStart(1.0).start) is int
+    sequential = SequentialStart(start=2.0, stride=np.float32(3.0))
+    assert (sequential.start, sequential.stride) == (2, 3)
 
 
 def test_as_sampler():
@@ -126,10 +134,13 @@ def test_as_sampler():
     assert isinstance(as_sampler("sequential"), SequentialStart)
     fixed = as_sampler(np.int64(3))
     assert isinstance(fixed, FixedStart) and fixed.start == 3
-    for bad in ("other", 1.5):
+    for whole in (3.0, np.float32(3.0)):
+        fixed = as_sampler(whole)
+        assert isinstance(fixed, FixedStart) and fixed.start == 3 and type(fixed.start) is int
+    for bad in ("other", 1j, -1):
         with pytest.raises(ValueError):
             as_sampler(bad)
-    for bad in (True, None):
+    for bad in (True, None, 1.5, float("nan")):
         with pytest.raises(TypeError):
             as_sampler(bad)
 

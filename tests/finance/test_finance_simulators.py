@@ -131,7 +131,7 @@ def test_gbm_is_immutable_and_pickles():
         ({"mu": [0.1, 0.2], "n_assets": 3}, ValueError),
         ({"corr": np.eye(3), "n_assets": 2}, ValueError),
         ({"n_assets": 0}, ValueError),
-        ({"n_assets": 2.0}, ValueError),
+        ({"n_assets": 2.5}, TypeError),
         ({"n_assets": True}, TypeError),
         ({"corr": np.ones(3)}, ValueError),
         ({"corr": np.ones((2, 3))}, ValueError),
@@ -155,7 +155,9 @@ def test_gbm_simulate_shapes_and_counts():
     assert model.simulate(np.random.default_rng(0), 10, n_paths=1).prices.shape == (1, 11, 2)
     sim = model.simulate(np.random.default_rng(0), np.int64(3), n_paths=np.int32(4))
     assert sim.prices.shape == (4, 4, 2)
-    for bad, error in ((0, ValueError), (2.0, ValueError), (True, TypeError)):
+    whole = model.simulate(np.random.default_rng(0), 3.0, n_paths=4.0)
+    np.testing.assert_array_equal(whole.prices, sim.prices)
+    for bad, error in ((0, ValueError), (2.5, TypeError), (True, TypeError)):
         with pytest.raises(error):
             model.simulate(np.random.default_rng(0), bad)
         with pytest.raises(error):
@@ -272,7 +274,11 @@ def test_random_correlation_formula():
     np.testing.assert_allclose(
         random_correlation(np.random.default_rng(0), 4, strength=0.0), np.eye(4)
     )
-    for bad, error in ((0, ValueError), (2.0, ValueError)):
+    np.testing.assert_array_equal(
+        random_correlation(np.random.default_rng(0), 3.0),
+        random_correlation(np.random.default_rng(0), 3),
+    )
+    for bad, error in ((0, ValueError), (2.5, TypeError)):
         with pytest.raises(error):
             random_correlation(np.random.default_rng(0), bad)
     with pytest.raises(ValueError):
@@ -993,7 +999,7 @@ def test_listing_keeps_the_inner_state_and_mask():
         (GARCH, {"alpha": [0.1, 0.5], "beta": [0.8, 0.6]}, ValueError),
         (GARCH, {"mu": np.inf}, ValueError),
         (GARCH, {"corr": [[1.0, 1.0], [1.0, 1.0]]}, ValueError),
-        (GARCH, {"n_assets": 2.0}, ValueError),
+        (GARCH, {"n_assets": 2.5}, TypeError),
         (MeanReverting, {"theta": 0.0}, ValueError),
         (MeanReverting, {"mean": 0.0}, ValueError),
         (MeanReverting, {"mean": [10.0, -5.0]}, ValueError),
@@ -1028,7 +1034,7 @@ def test_parametric_model_errors(cls, kwargs, error):
         ("abc", {}, TypeError),
         (np.zeros(10), {"block_size": 0}, ValueError),
         (np.zeros(10), {"block_size": 11}, ValueError),
-        (np.zeros(10), {"block_size": 2.0}, ValueError),
+        (np.zeros(10), {"block_size": 2.5}, TypeError),
         (np.zeros(10), {"block_size": True}, TypeError),
         (np.zeros((10, 2)), {"block_size": 2, "s0": [1.0, 2.0, 3.0]}, ValueError),
         (np.zeros(10), {"block_size": 2, "s0": 0.0}, ValueError),
@@ -1103,7 +1109,7 @@ def test_regime_switching_attributes():
         ({"delisting_rate": np.nan}, ValueError),
         ({"min_listed": -1}, ValueError),
         ({"min_listed": 4}, ValueError),
-        ({"min_listed": 1.0}, ValueError),
+        ({"min_listed": 1.5}, TypeError),
         ({"min_listed": True}, TypeError),
     ],
 )
@@ -1153,7 +1159,10 @@ def test_models_are_immutable_and_pickle(model):
 def test_models_check_step_and_path_counts(model):
     sim = model.simulate(np.random.default_rng(0), np.int64(3), n_paths=np.int32(2))
     assert sim.prices.shape == (2, 4, model.n_assets)
-    for bad, error in ((0, ValueError), (-1, ValueError), (2.0, ValueError), (True, TypeError)):
+    assert (
+        model.simulate(np.random.default_rng(0), 3.0, n_paths=2.0).prices.shape == sim.prices.shape
+    )
+    for bad, error in ((0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError)):
         with pytest.raises(error):
             model.simulate(np.random.default_rng(0), bad)
         with pytest.raises(error):

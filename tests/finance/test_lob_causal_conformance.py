@@ -228,10 +228,10 @@ def test_depth_zero_gives_four_empty_int64_arrays() -> None:
         depth = target.depth(0)
         assert len(depth) == 4
         assert all(a.dtype == np.int64 and a.shape == (0,) for a in depth)
-    for bad in (-1, 1.0):
+    for bad in (-1, -1.0):
         with pytest.raises(ValueError, match="levels"):
             book.depth(bad)  # type: ignore[arg-type]
-    for bad in (True, None):
+    for bad in (True, None, 1.5):
         with pytest.raises(TypeError, match="levels"):
             book.depth(bad)  # type: ignore[arg-type]
 

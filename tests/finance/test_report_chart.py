@@ -179,7 +179,8 @@ def test_walk_forward_folds_are_labelled() -> None:
         ({"title": None}, TypeError, "title"),
         ({"benchmark_label": 3}, TypeError, "benchmark_label"),
         ({"width": 100}, ValueError, "width must be at least 640"),
-        ({"height": 480.0}, TypeError, "height must be an int"),
+        ({"height": 480.5}, TypeError, "height must be an int, got float 480.5"),
+        ({"height": 100.0}, ValueError, "height must be at least"),
         ({"theme": "sepia"}, ValueError, "theme"),
     ],
 )
@@ -213,7 +214,7 @@ def test_backtest_report_checks_its_inputs(changes: Any, error: Any, match: str)
         ({"columns": ("a", "b")}, ValueError, r"summary\[0\] must have 2 cells"),
         ({"columns": "abc"}, TypeError, "columns"),
         ({"summary": [("a", "b"), ("c",)], "columns": ()}, ValueError, r"summary\[1\]"),
-        ({"width": 5000.0}, TypeError, "width"),
+        ({"width": 5000.5}, TypeError, "width"),
     ],
 )
 def test_walk_forward_report_checks_its_inputs(changes: Any, error: Any, match: str) -> None:

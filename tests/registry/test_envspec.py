@@ -134,7 +134,8 @@ def test_additional_wrappers_stored_as_tuple() -> None:
     [
         ("max_episode_steps", 0, ValueError),
         ("max_episode_steps", -1, ValueError),
-        ("max_episode_steps", 2.5, ValueError),
+        ("max_episode_steps", 2.5, TypeError),
+        ("max_episode_steps", 0.0, ValueError),
         ("max_episode_steps", True, TypeError),
         ("kwargs", [("a", 1)], TypeError),
         ("kwargs", {"max_episode_steps": 3}, ValueError),

@@ -308,7 +308,8 @@ def test_make_max_episode_steps_override(reg: EnvRegistry) -> None:
 
 
 @pytest.mark.parametrize(
-    ("steps", "exc"), [(0, ValueError), (-2, ValueError), ("5", TypeError), (2.0, ValueError)]
+    ("steps", "exc"),
+    [(0, ValueError), (-2, ValueError), (-2.0, ValueError), ("5", TypeError), (2.5, TypeError)],
 )
 def test_make_bad_max_episode_steps(reg: EnvRegistry, steps: Any, exc: type[Exception]) -> None:
     with pytest.raises(exc, match="max_episode_steps"):

@@ -67,8 +67,9 @@ def test_construction() -> None:
             Canvas(bad, 3)
         with pytest.raises(ValueError):
             Canvas(3, bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match=r"Canvas width must be an int, got float 2\.5"):
         Canvas(2.5, 3)  # type: ignore[arg-type]
+    assert Canvas(4.0, 3.0).pixels.shape == (3, 4, 3)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Canvas(2, 2, (0, 0))
     with pytest.raises(ValueError):

@@ -64,8 +64,11 @@ def test_sizes() -> None:
     assert AcrobotRenderer(size=200).render(env).shape == (200, 200, 3)
     with pytest.raises(ValueError):
         PendulumRenderer(size=0)
-    with pytest.raises(TypeError):
-        MountainCarRenderer(width=600.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"width must be an int, got float 600\.5"):
+        MountainCarRenderer(width=600.5)  # type: ignore[arg-type]
+    env = sekai.make("Pendulum-v1")
+    env.reset(seed=0)
+    assert PendulumRenderer(size=100.0).render(env).shape == (100, 100, 3)  # type: ignore[arg-type]
 
 
 def test_colours() -> None:

@@ -73,6 +73,12 @@ def test_ticks_lie_inside_ascend_and_are_few(start: int, span: int, count: int) 
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="count"):
         date_ticks(D("2021-01-01"), D("2022-01-01"), 0)
+    for bad in (2.5, True, "5"):
+        with pytest.raises(TypeError, match="count must be an int"):
+            date_ticks(D("2021-01-01"), D("2022-01-01"), bad)  # type: ignore[arg-type]
+    whole = date_ticks(D("2021-01-01"), D("2022-01-01"), 5.0)  # type: ignore[arg-type]
+    ticks, labels = date_ticks(D("2021-01-01"), D("2022-01-01"), 5)
+    assert np.array_equal(whole[0], ticks) and whole[1] == labels
     with pytest.raises(ValueError, match="dates"):
         date_ticks(D("NaT"), D("2022-01-01"))
 

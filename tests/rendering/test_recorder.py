@@ -126,8 +126,9 @@ def test_max_frames_and_enabled() -> None:
 def test_constructor_checks() -> None:
     with pytest.raises(TypeError):
         RecordFrames(Counter(), object())  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        RecordFrames(Counter(), TRenderer(), max_frames=2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"max_frames must be an int, got float 2\.5"):
+        RecordFrames(Counter(), TRenderer(), max_frames=2.5)  # type: ignore[arg-type]
+    assert RecordFrames(Counter(), TRenderer(), max_frames=2.0).max_frames == 2  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         RecordFrames(Counter(), TRenderer(), max_frames=-1)
     with pytest.raises(TypeError):

@@ -26,6 +26,7 @@ from sekai.spaces import (
     space_from_jsonable,
     unflatten,
 )
+from sekai.testing import assert_trees_equal
 from sekai.utils.seeding import make_seed_sequence
 
 # -- Dict -------------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def test_sequence_validation() -> None:
         Sequence(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_length"):
         Sequence(Discrete(2), max_length=-1)
-    with pytest.raises(ValueError, match="max_length"):
+    with pytest.raises(TypeError, match="max_length"):
         Sequence(Discrete(2), max_length=2.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="stack"):
         Sequence(Sequence(Discrete(2)), stack=True)
@@ -200,6 +201,7 @@ def test_sequence_validation() -> None:
         Sequence(Dict(a=Tuple([]), b=Dict()), stack=True)
     assert Sequence(Discrete(2), max_length=np.int64(3)).max_length == 3
     assert type(Sequence(Discrete(2), max_length=np.int64(3)).max_length) is int
+    assert Sequence(Discrete(2), max_length=3.0).max_length == 3
 
 
 def test_sequence_sample_lengths() -> None:
@@ -223,6 +225,10 @@ def test_sequence_sample_mask() -> None:
         space.sample(mask=(-1, None))
     with pytest.raises(ValueError, match="mask"):
         space.sample(mask=3)
+    assert len(space.sample(mask=(2.0, None))) == 2
+    for bad in (1.5, True, "2"):
+        with pytest.raises(TypeError, match="Sequence mask length must be an int"):
+            space.sample(mask=(bad, None))
 
 
 @pytest.mark.parametrize(
@@ -349,7 +355,7 @@ def test_masked_box_structure() -> None:
 def test_masked_box_validation() -> None:
     with pytest.raises(ValueError, match="max_size"):
         MaskedBox(0.0, 1.0, (2,), max_size=0)
-    with pytest.raises(ValueError, match="max_size"):
+    with pytest.raises(TypeError, match="max_size"):
         MaskedBox(0.0, 1.0, (2,), max_size=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fill_value"):
         MaskedBox(0.0, 1.0, (2,), max_size=2, fill_value=2.0)
@@ -377,6 +383,12 @@ def test_masked_box_empty_pack_unpack() -> None:
     np.testing.assert_array_equal(slots, [0, 2])
     np.testing.assert_array_equal(values, np.array([[0.3, 0.4], [0.1, 0.2]], np.float32))
     assert space.pack(np.zeros(4))["mask"].tolist() == [1, 1, 0]
+    assert_trees_equal(
+        space.pack([[0.1, 0.2], [0.3, 0.4]], slots=[2.0, 0.0]),
+        space.pack([[0.1, 0.2], [0.3, 0.4]], slots=[2, 0]),
+    )
+    with pytest.raises(TypeError, match="slots must hold ints"):
+        space.pack([[0.1, 0.2]], slots=[0.5])
     for values_, slots_ in [
         ([[0.0, 0.0]], [0, 1]),
         (np.zeros((4, 2)), None),

@@ -30,14 +30,22 @@ def test_discrete_non_positive_n(n: int) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "name", "error"),
     [
-        ({"n": 2.0}, "n", ValueError),
+        ({"n": 2.5}, "n", TypeError),
+        ({"n": float("inf")}, "n", TypeError),
         ({"n": True}, "n", TypeError),
-        ({"n": 2, "start": 0.5}, "start", ValueError),
+        ({"n": 2, "start": 0.5}, "start", TypeError),
     ],
 )
 def test_discrete_bad_types(kwargs: dict, name: str, error: type) -> None:
     with pytest.raises(error, match=f"{name} must be an int"):
         Discrete(**kwargs)
+
+
+def test_discrete_takes_whole_floats_as_ints() -> None:
+    space = Discrete(3.0, start=np.float32(-1.0))  # type: ignore[arg-type]
+    assert space.n == 3 and type(space.n) is int
+    assert space.start == -1 and type(space.start) is int
+    assert space == Discrete(3, start=-1)
 
 
 def test_discrete_sample() -> None:
@@ -108,8 +116,16 @@ def test_multi_discrete_bad_arguments() -> None:
         MultiDiscrete([2, 0])
     with pytest.raises(ValueError, match="start"):
         MultiDiscrete([2, 3], start=[0, 0, 0])
-    with pytest.raises(ValueError, match="nvec"):
+    with pytest.raises(TypeError, match="nvec"):
         MultiDiscrete([2.5, 3])
+    with pytest.raises(TypeError, match="start"):
+        MultiDiscrete([2, 3], start=[0, 0.5])
+
+
+def test_multi_discrete_takes_whole_floats_as_ints() -> None:
+    space = MultiDiscrete(np.array([2.0, 3.0]), start=[1.0, np.float32(-1.0)])
+    assert space == MultiDiscrete([2, 3], start=[1, -1])
+    assert space.nvec.dtype == np.int64 and space.start.dtype == np.int64
     with pytest.raises(ValueError, match="nvec"):
         MultiDiscrete([[2, 3], [4]])
     with pytest.raises(TypeError, match="dtype"):
@@ -229,14 +245,21 @@ def test_multi_binary_attributes() -> None:
     [
         (-1, ValueError),
         ((2, -3), ValueError),
-        (2.0, ValueError),
+        (2.5, TypeError),
+        ((2, 0.5), TypeError),
         ("3", TypeError),
         (True, TypeError),
     ],
 )
 def test_multi_binary_bad_n(n: object, error: type) -> None:
-    with pytest.raises(error, match="n must be"):
+    with pytest.raises(error, match="MultiBinary n must"):
         MultiBinary(n)  # type: ignore[arg-type]
+
+
+def test_multi_binary_takes_whole_floats_as_ints() -> None:
+    assert MultiBinary(2.0).n == (2,)  # type: ignore[arg-type]
+    assert MultiBinary((np.float64(2.0), 3)).n == (2, 3)  # type: ignore[arg-type]
+    assert all(type(d) is int for d in MultiBinary((2.0, 3.0)).n)  # type: ignore[arg-type]
 
 
 def test_multi_binary_sample_and_mask() -> None:

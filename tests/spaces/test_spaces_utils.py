@@ -47,6 +47,16 @@ class Custom(Space[int]):
         return False
 
 
+def test_a_user_space_shape_follows_the_int_rule() -> None:
+    space = Custom((2.0, np.int64(3)), np.int64)
+    assert space.shape == (2, 3) and all(type(d) is int for d in space.shape)
+    for bad in ((2.5,), (True,), ("2",), 3):
+        with pytest.raises(TypeError, match="Custom shape must be a tuple of ints"):
+            Custom(bad, np.int64)
+    with pytest.raises(ValueError, match="Custom shape must have non-negative entries"):
+        Custom((-1,), np.int64)
+
+
 def test_exports() -> None:
     assert sekai.spaces.__all__ == [
         "Space", "Box", "Discrete", "MultiDiscrete", "MultiBinary", "Dict", "Tuple", "Sequence",
@@ -172,8 +182,9 @@ def test_batch_space() -> None:
         batch_space(Custom(), 2)
     with pytest.raises(ValueError, match="n must be"):
         batch_space(Discrete(2), -1)
-    with pytest.raises(ValueError, match="n must be"):
-        batch_space(Box(0.0, 1.0), 2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="n must be"):
+        batch_space(Box(0.0, 1.0), 2.5)  # type: ignore[arg-type]
+    assert batch_space(Box(0.0, 1.0), 2.0) == batch_space(Box(0.0, 1.0), 2)  # type: ignore[arg-type]
 
 
 def test_concatenate_and_default() -> None:

@@ -95,8 +95,9 @@ def test_in_memory_tracker_unbounded_and_validation() -> None:
     assert InMemoryTracker().episodes.maxlen == 100
     with pytest.raises(ValueError, match="max_episodes"):
         InMemoryTracker(max_episodes=0)
-    with pytest.raises(ValueError, match="max_episodes"):
+    with pytest.raises(TypeError, match="max_episodes"):
         InMemoryTracker(max_episodes=2.5)  # type: ignore[arg-type]
+    assert InMemoryTracker(max_episodes=3.0).episodes.maxlen == 3  # type: ignore[arg-type]
 
 
 def test_logging_tracker_logs_episode_end(caplog: pytest.LogCaptureFixture) -> None:

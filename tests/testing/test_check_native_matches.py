@@ -114,7 +114,8 @@ def test_spaces_and_exceptions_are_reported() -> None:
     ("kwargs", "error"),
     [
         ({"num_envs": 0, "steps": 1}, ValueError),
-        ({"num_envs": 1, "steps": 1.5}, ValueError),
+        ({"num_envs": 1, "steps": 1.5}, TypeError),
+        ({"num_envs": 1, "steps": 0.0}, ValueError),
         ({"num_envs": True, "steps": 1}, TypeError),
         ({"num_envs": 1, "steps": 1, "rtol": -1.0}, ValueError),
     ],

@@ -49,7 +49,9 @@ def test_n_steps_below_one_is_a_value_error(n_steps: Any) -> None:
     assert env.resets == 0
 
 
-@pytest.mark.parametrize("n_steps", [True, False, np.bool_(True), 1.0, 2.5, "10", None, [5]])
+@pytest.mark.parametrize(
+    "n_steps", [True, False, np.bool_(True), 2.5, 0.5, float("nan"), float("inf"), "10", None]
+)
 def test_n_steps_of_another_type_is_a_type_error(n_steps: Any) -> None:
     env = CountingResets()
     with pytest.raises(TypeError, match="n_steps must be an int"):
@@ -57,7 +59,22 @@ def test_n_steps_of_another_type_is_a_type_error(n_steps: Any) -> None:
     assert env.resets == 0
 
 
-@pytest.mark.parametrize("n_steps", [1, 7, np.int64(5), np.uint8(3)])
+def test_n_steps_as_a_list_is_a_value_error() -> None:
+    env = CountingResets()
+    with pytest.raises(ValueError, match=r"n_steps must be an int \(a scalar\), got list \[5\]"):
+        check_env(env, n_steps=[5])
+    assert env.resets == 0
+
+
+@pytest.mark.parametrize("n_steps", [0.0, -2.0])
+def test_whole_float_n_steps_below_one_is_a_value_error(n_steps: float) -> None:
+    env = CountingResets()
+    with pytest.raises(ValueError, match=f"n_steps must be a positive int, got {int(n_steps)}"):
+        check_env(env, n_steps=n_steps)
+    assert env.resets == 0
+
+
+@pytest.mark.parametrize("n_steps", [1, 7, np.int64(5), np.uint8(3), 1.0, np.float32(4.0)])
 def test_positive_ints_are_accepted(n_steps: Any) -> None:
     assert check_env(CountingResets(), n_steps=n_steps) == []
 

@@ -245,7 +245,7 @@ def test_close_twice_and_update_after_close_draw_nothing_more() -> None:
     ("kwargs", "error", "message"),
     [
         ({"total": -1}, ValueError, "Progress total must be at least 0, got -1"),
-        ({"total": 2.5}, ValueError, "Progress total must be an int"),
+        ({"total": 2.5}, TypeError, "Progress total must be an int, got float 2.5"),
         ({"total": "10"}, TypeError, "Progress total must be an int"),
         ({"total": True}, TypeError, "Progress total must be an int"),
         ({"label": 3}, TypeError, "Progress label must be a str"),
@@ -267,7 +267,8 @@ def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], message: 
     ("n", "error", "message"),
     [
         (-1, ValueError, "Progress.update n must be at least 0, got -1"),
-        (1.0, ValueError, "Progress.update n must be an int"),
+        (1.5, TypeError, "Progress.update n must be an int, got float 1.5"),
+        (-1.0, ValueError, "Progress.update n must be at least 0, got -1"),
         ("1", TypeError, "Progress.update n must be an int"),
         (True, TypeError, "Progress.update n must be an int"),
     ],

@@ -43,7 +43,7 @@ class DriftVecEnv(NativeVecEnv):
             autoreset=autoreset,
             max_episode_steps=max_episode_steps,
         )
-        self.x = np.zeros(num_envs)
+        self.x = np.zeros(self.num_envs)
 
     def _reset_envs(self, indices: Any, options: Any) -> None:
         self.x[indices] = self.rng.normal(size=len(indices))

@@ -83,8 +83,9 @@ def test_validation() -> None:
         DriftVecEnv(0)
     with pytest.raises(ValueError, match="max_episode_steps"):
         DriftVecEnv(2, max_episode_steps=0)
-    with pytest.raises(ValueError, match="num_envs"):
+    with pytest.raises(TypeError, match=r"num_envs must be an int, got float 2\.5"):
         DriftVecEnv(2.5)  # type: ignore[arg-type]
+    assert DriftVecEnv(2.0).num_envs == 2  # type: ignore[arg-type]
 
 
 def test_step_before_reset_and_after_close() -> None:

@@ -279,10 +279,12 @@ def test_unpicklable_factory() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"num_workers": True}, TypeError, r"num_workers must be a positive int or None, got True"),
-        ({"num_workers": "2"}, TypeError, r"got '2' \(str\)"),
-        ({"num_workers": 2.5}, ValueError, r"num_workers must be a positive int or None, got 2.5"),
-        ({"num_workers": 0}, ValueError, r"got 0\.$"),
+        ({"num_workers": True}, TypeError, r"num_workers must be an int, got bool True"),
+        ({"num_workers": "2"}, TypeError, r"got str '2'"),
+        ({"num_workers": 2.5}, TypeError, r"num_workers must be an int, got float 2\.5"),
+        ({"num_workers": float("nan")}, TypeError, r"num_workers must be an int, got float nan"),
+        ({"num_workers": 0}, ValueError, r"num_workers must be at least 1, got 0\.$"),
+        ({"num_workers": -2.0}, ValueError, r"num_workers must be at least 1, got -2\.$"),
         ({"close_timeout": 0}, ValueError, r"close_timeout must be a positive number"),
         ({"close_timeout": -1.0}, ValueError, r"got -1.0\.$"),
         ({"close_timeout": float("nan")}, ValueError, r"got nan\.$"),

@@ -18,6 +18,7 @@ import sekai
 from sekai.error import VecEnvClosed, VecEnvWorkerError
 from sekai.testing import assert_trees_equal
 from sekai.vector import AsyncVecEnv, ProcVecEnv, SyncVecEnv, VecEnv
+from sekai.vector._partial import check_env_ids
 
 ToyEnv = toys.ToyEnv
 deadline = toys.deadline  # autouse
@@ -165,6 +166,17 @@ def test_native_send_recv_takes_every_sub_env() -> None:
 # -- misuse -----------------------------------------------------------------------------------
 
 
+def test_env_ids_follow_the_int_rule() -> None:
+    ids = check_env_ids([2.0, np.float32(0.0)], 3)
+    assert ids.dtype == np.intp and ids.tolist() == [2, 0]
+    assert check_env_ids(np.array([1.0, 2.0]), 3).tolist() == [1, 2]
+    for bad in ([0.5], np.array([0.0, 1.5]), [0, True], [float("nan")]):
+        with pytest.raises(TypeError, match="env_ids must hold ints"):
+            check_env_ids(bad, 3)
+    with pytest.raises(ValueError, match="out of range"):
+        check_env_ids([3.0], 3)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_misuse_raises_clear_errors(kind: str) -> None:
     vec = build(kind, [toy()] * 3)
@@ -182,7 +194,7 @@ def test_misuse_raises_clear_errors(kind: str) -> None:
         ([], ValueError),
         ([[0, 1]], ValueError),
     ]:
-        with pytest.raises(error, match="env_ids must be"):
+        with pytest.raises(error, match="env_ids must"):
             vec.send([0] * max(1, len(bad) if isinstance(bad, list) else 1), env_ids=bad)
     with pytest.raises(ValueError, match=r"actions must hold one per env_id \(2\) actions"):
         vec.send([0, 0, 0], env_ids=[0, 1])
@@ -213,7 +225,7 @@ def test_misuse_raises_clear_errors(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["proc", "proc-groups"])
 def test_proc_batch_size_is_checked(kind: str) -> None:
-    for bad, error in [(0, ValueError), (4, ValueError), (1.0, ValueError), ("2", TypeError)]:
+    for bad, error in [(0, ValueError), (4.0, ValueError), (1.5, TypeError), ("2", TypeError)]:
         with pytest.raises(error, match="batch_size"):
             build(kind, [toy()] * 3, batch_size=bad)
     toys.assert_no_leftovers()

@@ -21,10 +21,12 @@ BACKENDS: dict[str, Callable[[], VecEnv[Any, Any]]] = {
 
 #: Seeds that are of a wrong kind for Env.reset and for a vector reset alike.
 WRONG_KIND = [(1, 2), (), np.array([1, 2]), np.array(3), True, np.bool_(False), b"1", {1: 2}]
-#: Whole numbers given as floats, accepted as their int.
+#: Whole numbers given as floats, accepted as their int (by Env.reset too).
 WHOLE_FLOATS = [3.0, np.float64(3.0), np.float32(3.0)]
+#: Floats with a fraction: of the wrong kind for a seed, as for any int (TypeError).
+FRACTIONAL = [2.7, 0.5, -2.5, float("nan"), float("inf"), np.float64(1.25)]
 #: Entries of a seed list that Env.reset refuses.
-BAD_ENTRIES = [-1, np.int64(-5), "a", "7", 2.7, 3.0, np.float64(1.0), (1,), np.array([1]), True]
+BAD_ENTRIES = [-1, np.int64(-5), -1.0, "a", "7", 2.7, np.float64(1.5), (1,), np.array([1]), True]
 
 
 def _env_reset_error(seed: Any) -> tuple[type[BaseException], str]:
@@ -62,10 +64,13 @@ def test_wrong_kind_is_a_type_error_as_in_env_reset(vec: VecEnv[Any, Any], seed:
         vec.reset(seed=seed)
 
 
-@pytest.mark.parametrize("seed", [2.7, 0.5, -2.5, float("nan"), float("inf"), np.float64(1.25)])
-def test_fractional_seed_is_refused_not_truncated(vec: VecEnv[Any, Any], seed: Any) -> None:
-    with pytest.raises(ValueError, match=r"seed must be a non-negative int, got .*whole"):
+@pytest.mark.parametrize("seed", FRACTIONAL, ids=repr)
+def test_fractional_seed_is_a_type_error_as_in_env_reset(vec: VecEnv[Any, Any], seed: Any) -> None:
+    expected_type, expected = _env_reset_error(seed)
+    assert expected_type is TypeError
+    with pytest.raises(TypeError) as info:
         vec.reset(seed=seed)
+    assert str(info.value) == expected
 
 
 @pytest.mark.parametrize("seed", ["a", "7", ""])
@@ -84,6 +89,15 @@ def test_whole_numbers_are_accepted(vec: VecEnv[Any, Any]) -> None:
     base = _observations(vec, seed=3)
     for seed in [np.int64(3), np.uint16(3), *WHOLE_FLOATS]:
         assert tree_difference(_observations(vec, seed=seed), base) is None, seed
+
+
+def test_whole_float_list_entries_are_their_ints(vec: VecEnv[Any, Any]) -> None:
+    n = vec.num_envs
+    base = _observations(vec, seed=list(range(3, 3 + n)))
+    for whole in WHOLE_FLOATS:
+        seeds = [float(s) for s in range(3, 3 + n)]
+        seeds[0] = whole
+        assert tree_difference(_observations(vec, seed=seeds), base) is None, whole
 
 
 @pytest.mark.parametrize("entry", BAD_ENTRIES, ids=repr)
@@ -140,9 +154,10 @@ def test_proc_scalar_seeds(proc: VecEnv[Any, Any]) -> None:
     for seed in ((1, 2), np.array([1]), True):
         with pytest.raises(TypeError, match=r"^seed must be an int"):
             proc.reset(seed=seed)
-    for bad in (2.7, "a"):
-        with pytest.raises(ValueError):
-            proc.reset(seed=bad)
+    with pytest.raises(ValueError):
+        proc.reset(seed="a")
+    with pytest.raises(TypeError, match=r"^seed must be an int, got float 2\.7"):
+        proc.reset(seed=2.7)
     assert np.array_equal(proc.reset(seed=3.0).observations, proc.reset(seed=3).observations)
 
 

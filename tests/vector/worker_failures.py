@@ -179,7 +179,8 @@ def check_arguments(build: Build) -> None:
         ({"on_worker_failure": "retry"}, ValueError, "on_worker_failure"),
         ({"on_worker_failure": None}, TypeError, "on_worker_failure"),
         ({"max_restarts": -1}, ValueError, "max_restarts"),
-        ({"max_restarts": 1.5}, ValueError, "max_restarts"),
+        ({"max_restarts": 1.5}, TypeError, "max_restarts"),
+        ({"max_restarts": -1.0}, ValueError, "max_restarts"),
         ({"on_worker_failure": "restart", "autoreset": False}, ValueError, "autoreset"),
     ]
     for kwargs, error, word in bad:

@@ -239,8 +239,9 @@ def test_action_repeat_sums_rewards_and_stops_on_done() -> None:
 def test_action_repeat_validation_and_check_env() -> None:
     with pytest.raises(ValueError):
         ActionRepeat(CountEnv(), 0)
-    with pytest.raises(ValueError):
-        ActionRepeat(CountEnv(), 2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="repeat must be an int"):
+        ActionRepeat(CountEnv(), 2.5)  # type: ignore[arg-type]
+    assert ActionRepeat(CountEnv(), 2.0).repeat == 2  # type: ignore[arg-type]
     assert check_env(ActionRepeat(sekai.make("CartPole-v1"), 4)) == []
 
 

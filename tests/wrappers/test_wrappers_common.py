@@ -131,7 +131,16 @@ def test_time_limit_rejects_non_positive(bad: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("bad", "exc"), [(1.5, ValueError), ("3", TypeError), (True, TypeError), (None, TypeError)]
+    ("bad", "exc"),
+    [
+        (1.5, TypeError),
+        (float("inf"), TypeError),
+        (float("nan"), TypeError),
+        (0.0, ValueError),
+        ("3", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
 )
 def test_time_limit_rejects_non_int(bad: Any, exc: type[Exception]) -> None:
     with pytest.raises(exc, match="max_episode_steps"):
@@ -142,6 +151,7 @@ def test_time_limit_accepts_numpy_int_and_exposes_attribute() -> None:
     env = OrderEnforcing(TimeLimit(CountingEnv(), max_episode_steps=np.int64(500)))
     assert type(env.get_attr("max_episode_steps")) is int
     assert env.get_attr("max_episode_steps") == 500
+    assert TimeLimit(CountingEnv(), max_episode_steps=500.0).max_episode_steps == 500
     assert str(env) == "<OrderEnforcing(<TimeLimit(<CountingEnv>)>)>"
     assert len(env) == 3
 
@@ -412,7 +422,9 @@ def test_record_episode_statistics_with_logging_tracker(caplog: pytest.LogCaptur
     assert [r.getMessage() for r in caplog.records] == ["episode_end"]
 
 
-@pytest.mark.parametrize(("bad", "exc"), [(0, ValueError), (-3, ValueError), (2.0, ValueError)])
+@pytest.mark.parametrize(
+    ("bad", "exc"), [(0, ValueError), (-3, ValueError), (0.0, ValueError), (2.5, TypeError)]
+)
 def test_record_episode_statistics_validates_deque_size(bad: Any, exc: type[Exception]) -> None:
     with pytest.raises(exc, match="deque_size"):
         RecordEpisodeStatistics(CountingEnv(), deque_size=bad)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any, Protocol, SupportsFloat
 
@@ -19,6 +18,7 @@ from sekai.spaces.masking import (
     get_action_mask,
     supports_action_mask,
 )
+from sekai.utils.seeding import check_seed
 
 try:
     import gymnasium as gym
@@ -202,17 +202,18 @@ class GymnasiumToSekai(Env[Any, Any]):
         self._rng_seed = -1
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> ResetResult[Any]:
-        """Reset the gymnasium env; a Generator seed becomes its ``np_random``."""
-        if isinstance(seed, np.random.Generator):
-            self.gym_env.np_random = seed
+        """Reset the gymnasium env; a Generator seed becomes its ``np_random``, and any other
+        seed is checked as ``Env.reset`` checks it (``check_seed``)."""
+        checked = check_seed(seed)
+        if isinstance(checked, np.random.Generator):
+            self.gym_env.np_random = checked
             obs, info = self.gym_env.reset(seed=None, options=options)
             self._rng_seed = -1
-        elif seed is None:
+        elif checked is None:
             obs, info = self.gym_env.reset(seed=None, options=options)
         else:
-            int_seed = operator.index(seed)
-            obs, info = self.gym_env.reset(seed=int_seed, options=options)
-            self._rng_seed = int_seed
+            obs, info = self.gym_env.reset(seed=checked, options=options)
+            self._rng_seed = checked
         return ResetResult(obs, dict(info))
 
     def step(self, action: Any) -> StepResult[Any]:

@@ -10,6 +10,7 @@ infos into gymnasium's conventions.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 from sekai.compat.gymnasium import space_to_gymnasium
 from sekai.vector.lazy_infos import LazyInfos
 from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
-from sekai.vector.vec_env import VecEnv
+from sekai.vector.vec_env import VecEnv, check_vector_seed
 
 __all__ = ["SekaiToGymnasiumVector", "to_gymnasium_vector", "vector_infos"]
 
@@ -290,9 +291,10 @@ class SekaiToGymnasiumVector(VectorEnv[Any, Any, Any]):
     ) -> tuple[Any, dict[str, Any]]:
         """Reset every sub-env, or those ``options["reset_mask"]`` selects; an int ``seed``
         gives sub-env ``i`` the seed ``seed + i``."""
-        if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-            super().reset(seed=int(seed))
-            seeds: Any = [int(seed) + i for i in range(self.num_envs)]
+        if isinstance(seed, numbers.Real) and not isinstance(seed, (bool, np.bool_)):
+            first = check_vector_seed(seed)
+            super().reset(seed=first)
+            seeds: Any = [first + i for i in range(self.num_envs)]
         else:
             seeds = seed
         result = self.sekai_vec.reset(seed=seeds, options=options)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,6 +10,7 @@ import numpy as np
 from sekai.compat._install import install_hint
 from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
+from sekai.utils.seeding import check_seed
 from sekai.utils.validation import check_instance
 
 try:
@@ -154,14 +154,14 @@ class PettingZooToSekai(MultiAgentEnv[Any, Any, Any]):
     def reset(
         self, *, seed: Any = None, options: dict[str, Any] | None = None
     ) -> MAResetResult[Any]:
-        """Reset the PettingZoo env; ``seed`` must be an int or None."""
+        """Reset the PettingZoo env; ``seed`` must be an int or None (checked as ``Env.reset``
+        checks it: ``check_seed``)."""
         if isinstance(seed, np.random.Generator):
             raise TypeError("PettingZoo envs take an int seed, not a numpy Generator; pass an int.")
-        if seed is not None:
-            seed = operator.index(seed)
-        observations, infos = self.pz_env.reset(seed=seed, options=options)
-        if seed is not None:
-            self._rng_seed = seed
+        checked = check_seed(seed)
+        observations, infos = self.pz_env.reset(seed=checked, options=options)
+        if isinstance(checked, int):
+            self._rng_seed = checked
         self.agents = list(self.pz_env.agents)
         return MAResetResult(dict(observations), dict(infos))
 

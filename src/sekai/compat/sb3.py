@@ -40,6 +40,7 @@ from sekai.error import VecEnvWorkerError
 from sekai.spaces.masking import action_mask_space, flatten_action_mask
 from sekai.spaces.utils import concatenate
 from sekai.utils.extras import missing_extra
+from sekai.utils.validation import check_int
 from sekai.vector.native import take_index
 from sekai.vector.result import VecResetResult, VecStepResult
 from sekai.vector.vec_env import (
@@ -88,12 +89,13 @@ def _is_attribute_error(exc: Exception) -> bool:
 
 
 def _selected(indices: int | Iterable[int] | None, num_envs: int) -> list[int]:
-    """Stable-Baselines3's ``indices`` argument as a list (None: every sub-env)."""
+    """Stable-Baselines3's ``indices`` argument as a list (None: every sub-env); each index
+    follows ``check_int`` (``1.0`` is 1, ``1.5`` a ``TypeError``)."""
     if indices is None:
         return list(range(num_envs))
-    if isinstance(indices, int | np.integer):
-        return [int(indices)]
-    return [int(i) for i in indices]
+    if isinstance(indices, Iterable):
+        return [check_int(i, "indices entry") for i in indices]
+    return [check_int(indices, "indices")]
 
 
 def _covers_all(selected: list[int], num_envs: int) -> bool:

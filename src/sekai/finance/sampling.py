@@ -121,12 +121,13 @@ class FixedStart(EpisodeSampler):
 def as_sampler(value: Any) -> EpisodeSampler:
     """A sampler from a sampler, an int (``FixedStart``), ``"random"`` or ``"sequential"``.
 
-    Another string or number raises ``ValueError``; anything else ``TypeError``.
+    A real number follows ``check_int`` (``3.0`` is the start 3, ``2.5`` a ``TypeError``).
+    Another string or a complex number raises ``ValueError``; anything else ``TypeError``.
     """
     if isinstance(value, EpisodeSampler):
         return value
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return FixedStart(int(value))
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return FixedStart(check_int(value, "sampler"))
     if isinstance(value, str) and value in ("random", "sequential"):
         return RandomStart() if value == "random" else SequentialStart()
     message = (

@@ -43,6 +43,7 @@ from sekai.rendering.text import text_width
 from sekai.rendering.theme import Theme, get_theme
 from sekai.rendering.ticks import MINUS, format_number
 from sekai.rendering.ticks import tick_count as tick_count
+from sekai.utils.validation import check_int
 
 __all__ = [
     "Source",
@@ -110,11 +111,7 @@ class Stat:
 
 
 def _size(value: Any, least: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"Dashboard {name} must be an int, got {value!r}.")
-    if value < least:
-        raise ValueError(f"Dashboard {name} must be at least {least}, got {value}.")
-    return int(value)
+    return check_int(value, f"Dashboard {name}", low=least)
 
 
 def _count(value: Any) -> bool:

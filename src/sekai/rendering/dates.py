@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai.rendering.ticks import nice_step
+from sekai.utils.validation import check_int
 
 __all__ = ["date_ticks", "seconds"]
 
@@ -66,8 +67,7 @@ def date_ticks(
     year step is ``nice_step`` whole years. Only ``low`` (to the day, or the second when it is
     not a midnight) when ``high <= low``.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be an int >= 1, got {count!r}.")
+    count = check_int(count, "count", low=1)
     start, end = (np.datetime64(t).astype("datetime64[s]") for t in (low, high))
     if np.isnat(start) or np.isnat(end):
         raise ValueError(f"low and high must be dates, got {low!r} and {high!r}.")

@@ -16,6 +16,7 @@ from sekai.core.result import ResetResult, StepResult
 from sekai.core.wrapper import Wrapper
 from sekai.rendering.renderer import Renderer, RenderFrame
 from sekai.utils.extras import missing_extra
+from sekai.utils.validation import check_int
 
 __all__ = ["RecordFrames", "save_gif", "save_png", "save_video"]
 
@@ -43,13 +44,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
                 f"got {type(renderer).__name__}."
             )
         if max_frames is not None:
-            if isinstance(max_frames, bool) or not isinstance(max_frames, int | np.integer):
-                raise TypeError(
-                    f"RecordFrames: max_frames must be an int or None, got {max_frames!r}."
-                )
-            if max_frames < 0:
-                raise ValueError(f"RecordFrames: max_frames must be >= 0, got {max_frames}.")
-            max_frames = int(max_frames)
+            max_frames = check_int(max_frames, "RecordFrames: max_frames", low=0)
         self.renderer = renderer
         self.enabled = enabled
         self.max_frames = max_frames

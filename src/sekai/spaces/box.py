@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -13,6 +12,7 @@ from numpy.typing import DTypeLike, NDArray
 
 from sekai._types import SeedType
 from sekai.spaces.space import Space
+from sekai.utils.validation import check_shape
 
 __all__ = ["Box", "float_dtype"]
 
@@ -148,20 +148,6 @@ def format_bound(arr: NDArray[Any]) -> str:
     return f"[{head}, ..., {tail}]"
 
 
-def _parse_shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-        raise TypeError(f"Box shape must be a tuple of ints, got {shape!r}.")
-    dims = tuple(shape)
-    for d in dims:
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
-            raise TypeError(f"Box shape must be a tuple of ints, got {shape!r}.")
-        if not isinstance(d, numbers.Integral):
-            raise ValueError(f"Box shape must be a tuple of ints, got {shape!r}.")
-    if any(d < 0 for d in dims):
-        raise ValueError(f"Box shape must have non-negative entries, got {shape!r}.")
-    return tuple(int(d) for d in dims)
-
-
 class Box(Space[NDArray[Any]]):
     """A box ``[low, high]`` of arrays of one shape and dtype; bounds may be infinite.
 
@@ -191,7 +177,7 @@ class Box(Space[NDArray[Any]]):
         low_arr = _convert_bound(low, dt, "low")
         high_arr = _convert_bound(high, dt, "high")
         if shape is not None:
-            shp = _parse_shape(shape)
+            shp = check_shape(shape, "Box shape")
             low_arr = np.full(shp, low_arr, dtype=dt)
             high_arr = np.full(shp, high_arr, dtype=dt)
         elif low_arr.shape != high_arr.shape:

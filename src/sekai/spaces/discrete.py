@@ -72,7 +72,7 @@ class Discrete(Space[np.intp]):
     @classmethod
     def from_jsonable(cls, data: Mapping[str, Any]) -> Discrete:
         """Rebuild a Discrete from ``to_jsonable()`` output (``start`` optional)."""
-        return cls(int(data["n"]), start=int(data.get("start", 0)))
+        return cls(data["n"], start=data.get("start", 0))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Discrete) and self.n == other.n and self.start == other.start

@@ -12,6 +12,7 @@ from sekai.spaces.box import Box, _empty_bound, format_bound
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import _check_int
 from sekai.spaces.multi_binary import MultiBinary
+from sekai.utils.validation import check_int_array
 
 __all__ = ["MaskedBox"]
 
@@ -99,15 +100,14 @@ class MaskedBox(Dict):
         k = len(arr)
         if k > self.max_size:
             raise ValueError(f"MaskedBox.pack got {k} values for max_size {self.max_size}.")
-        idx = np.arange(k) if slots is None else np.asarray(slots).reshape(-1)
+        idx = (
+            np.arange(k)
+            if slots is None
+            else check_int_array(slots, "MaskedBox.pack slots").reshape(-1)
+        )
         if len(idx) != k:
             raise ValueError(f"MaskedBox.pack got {len(idx)} slots for {k} values.")
-        if k and (
-            idx.dtype.kind not in "iu"
-            or idx.min() < 0
-            or idx.max() >= self.max_size
-            or len(np.unique(idx)) != k
-        ):
+        if k and (idx.min() < 0 or idx.max() >= self.max_size or len(np.unique(idx)) != k):
             raise ValueError(
                 f"MaskedBox.pack slots must be distinct ints in [0, {self.max_size}), "
                 f"got {idx.tolist()}."
@@ -189,7 +189,7 @@ class MaskedBox(Dict):
             _empty_bound(data["low"], shape, dtype),
             _empty_bound(data["high"], shape, dtype),
             shape,
-            max_size=int(data["max_size"]),
+            max_size=data["max_size"],
             dtype=dtype,
             fill_value=None if fill is None else _empty_bound(fill, shape, dtype),
         )

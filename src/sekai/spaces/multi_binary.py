@@ -11,25 +11,16 @@ from numpy.typing import NDArray
 
 from sekai._types import SeedType
 from sekai.spaces.space import Space, array_of_sequence
+from sekai.utils.validation import check_int, check_shape
 
 __all__ = ["MultiBinary"]
 
 
 def _parse_n(n: Any) -> tuple[int, ...]:
-    dims = (n,) if isinstance(n, numbers.Number) else n
-    message = f"MultiBinary n must be an int or a tuple of ints, got {n!r}."
-    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
-        raise TypeError(message)
-    dims = tuple(dims)
-    for d in dims:
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
-            raise TypeError(message)
-        if not isinstance(d, numbers.Integral):
-            raise ValueError(message)
-    out = tuple(int(d) for d in dims)
-    if any(d < 0 for d in out):
-        raise ValueError(f"MultiBinary n must be non-negative, got {n!r}.")
-    return out
+    """``n``, an int or a tuple of ints, as a shape."""
+    if isinstance(n, numbers.Number):
+        return (check_int(n, "MultiBinary n", low=0),)
+    return check_shape(n, "MultiBinary n")
 
 
 class MultiBinary(Space[NDArray[np.int8]]):

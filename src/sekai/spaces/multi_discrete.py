@@ -10,19 +10,9 @@ from numpy.typing import DTypeLike, NDArray
 
 from sekai._types import SeedType
 from sekai.spaces.space import Space, array_of_sequence
+from sekai.utils.validation import check_int_array
 
 __all__ = ["MultiDiscrete"]
-
-
-def _int_array(value: Any, name: str) -> NDArray[np.int64]:
-    try:
-        arr = np.asarray(value)
-    except ValueError as exc:
-        raise ValueError(f"MultiDiscrete {name} must be a rectangular array of ints.") from exc
-    if arr.size and arr.dtype.kind not in "iu":
-        error = ValueError if arr.dtype.kind in "fc" else TypeError
-        raise error(f"MultiDiscrete {name} must hold ints, got {value!r}.")
-    return arr.astype(np.int64)
 
 
 class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
@@ -38,10 +28,10 @@ class MultiDiscrete(Space[NDArray[np.integer[Any]]]):
         seed: SeedType = None,
         start: Any = None,
     ) -> None:
-        nv = _int_array(nvec, "nvec")
+        nv = check_int_array(nvec, "MultiDiscrete nvec")
         if np.any(nv <= 0):
             raise ValueError(f"MultiDiscrete nvec entries must be positive, got {nv.tolist()}.")
-        st = np.zeros_like(nv) if start is None else _int_array(start, "start")
+        st = np.zeros_like(nv) if start is None else check_int_array(start, "MultiDiscrete start")
         if st.shape != nv.shape:
             raise ValueError(
                 f"MultiDiscrete start must have the shape of nvec {nv.shape}, got {st.shape}."

@@ -134,9 +134,9 @@ class Sequence(Space[Any]):
                 length = int(self.rng.geometric(0.25)) - 1
             else:
                 length = int(self.rng.integers(0, self.max_length + 1))
-        elif isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-            raise TypeError(f"Sequence mask length must be an int or None, got {length!r}.")
-        elif length < 0 or (self.max_length is not None and length > self.max_length):
+        else:
+            length = check_int(length, "Sequence mask length")
+        if length < 0 or (self.max_length is not None and length > self.max_length):
             raise ValueError(
                 f"Sequence mask length must be in [0, {self.max_length}], got {length}."
             )

@@ -11,6 +11,7 @@ from numpy.typing import DTypeLike
 
 from sekai._types import SeedType, T
 from sekai.utils.seeding import np_random
+from sekai.utils.validation import check_shape
 
 __all__ = ["Space", "array_of_sequence"]
 
@@ -34,7 +35,7 @@ class Space(abc.ABC, Generic[T]):
         dtype: DTypeLike | None = None,
         seed: Any = None,
     ) -> None:
-        self._shape = None if shape is None else tuple(int(d) for d in shape)
+        self._shape = None if shape is None else check_shape(shape, f"{type(self).__name__} shape")
         self._dtype = None if dtype is None else np.dtype(dtype)
         self._rng: np.random.Generator | None = None
         if seed is not None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from sekai.spaces import Box, Discrete, MultiDiscrete, Space
 from sekai.spaces.masking import flatten_action_mask, get_action_mask, supports_action_mask
+from sekai.utils.validation import check_int
 
 if TYPE_CHECKING:
     from sekai.core import Env
@@ -474,14 +475,11 @@ def _loop_running() -> bool:
 
 
 def _check_n_steps(n_steps: object) -> int:
-    """``n_steps`` as an int; ``TypeError`` unless an int (not a bool), ``ValueError`` if < 1."""
-    if isinstance(n_steps, (bool, np.bool_)) or not isinstance(n_steps, numbers.Integral):
-        raise TypeError(
-            f"check_env n_steps must be an int, got {type(n_steps).__name__} {n_steps!r}."
-        )
-    if n_steps < 1:
-        raise ValueError(f"check_env n_steps must be a positive int, got {n_steps}.")
-    return int(n_steps)
+    """``n_steps`` as an int (``check_int``: ``3.0`` counts as 3), ``ValueError`` if < 1."""
+    steps = check_int(n_steps, "check_env n_steps")
+    if steps < 1:
+        raise ValueError(f"check_env n_steps must be a positive int, got {steps}.")
+    return steps
 
 
 def check_env(

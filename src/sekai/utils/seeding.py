@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from sekai.utils.validation import check_int
+
 __all__ = ["check_seed", "child_seeds", "make_seed_sequence", "np_random"]
 
 _EXPECTED = "an int, a numpy Generator or None"
@@ -28,17 +30,16 @@ def np_random(seed: Any = None) -> tuple[np.random.Generator, int]:
 def check_seed(seed: object, expected: str = _EXPECTED) -> int | np.random.Generator | None:
     """``seed`` as ``np_random`` (so ``Env.reset``) takes it: None, a Generator or an int >= 0.
 
-    numpy ints become Python ints; negative ints and other real numbers (``2.5``, ``2.0``) raise
-    ``ValueError``; bools and other types ``TypeError`` (its message says the seed must be
-    ``expected``).
+    numpy ints and whole floats (``3.0``) become Python ints; a negative number raises
+    ``ValueError``; a float with a fraction (``2.5``, ``inf``, NaN) raises ``TypeError`` as
+    ``check_int`` does, and so do bools and other types (a message saying that the seed must
+    be ``expected``).
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Real):
         raise TypeError(f"seed must be {expected}, got {seed!r}.")
-    if not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    value = int(seed)
+    value = check_int(seed, "seed")
     if value < 0:
         raise ValueError(f"seed must be a non-negative int, got {value}.")
     return value
@@ -46,7 +47,8 @@ def check_seed(seed: object, expected: str = _EXPECTED) -> int | np.random.Gener
 
 def make_seed_sequence(base_seed: int, n: int) -> list[int]:
     """Derive ``n`` distinct, deterministic 32-bit seeds from ``base_seed``."""
-    children = np.random.SeedSequence(int(base_seed)).spawn(int(n))
+    base = check_int(base_seed, "make_seed_sequence base_seed", low=0)
+    children = np.random.SeedSequence(base).spawn(check_int(n, "make_seed_sequence n", low=0))
     return [int(child.generate_state(1)[0]) for child in children]
 
 

@@ -1,18 +1,21 @@
 """Argument checks for constructors and functions, with one exception rule.
 
-A value of the right kind that is wrong (out of range, NaN, ``2.5`` where an int is needed,
-an array of the wrong dtype, rank or length, a list where a scalar is needed) raises
-``ValueError``; a value of another kind altogether (a string, None or any other object where
-a number or an array is needed) raises ``TypeError``. Bools are never numbers. Every message
-names the parameter, the value and what was expected.
+A value of the right kind that is wrong (out of range, NaN for a real number, an array of the
+wrong dtype, rank or length, a list where a scalar is needed) raises ``ValueError``; a value
+of another kind altogether (a string, None or any other object where a number or an array is
+needed) raises ``TypeError``. Bools are never numbers. Where an integer is needed, a float
+with a fraction (``2.5``, ``inf``, NaN) is of the wrong kind and raises ``TypeError``, as in
+Python's ``range(2.5)``, while a whole float (``3.0``) counts as its int; arrays of ints
+(shapes, ``nvec``) apply this to every entry. Every message names the parameter, the value
+and what was expected.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Collection
-from typing import Any, TypeVar
+from collections.abc import Collection, Iterable
+from typing import Any, SupportsInt, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +26,9 @@ __all__ = [
     "check_choice",
     "check_instance",
     "check_int",
+    "check_int_array",
     "check_real",
+    "check_shape",
 ]
 
 T = TypeVar("T")
@@ -47,10 +52,13 @@ def _is_numeric_sequence(value: Any) -> bool:
     return kind in "iufc"
 
 
-def _number_error(value: Any, name: str, expected: str) -> Exception:
-    """``ValueError`` for a number or a sequence of numbers, ``TypeError`` for anything else."""
+def _number_error(
+    value: Any, name: str, expected: str, *, wrong_numbers: tuple[type, ...] = ()
+) -> Exception:
+    """``ValueError`` for a number or a sequence of numbers, ``TypeError`` for anything else
+    (a bool or a number of one of the ``wrong_numbers`` types included)."""
     message = f"{name} must be {expected}, got {_got(value)}."
-    if isinstance(value, _BOOLS):
+    if isinstance(value, (*_BOOLS, *wrong_numbers)):
         return TypeError(message)
     if isinstance(value, numbers.Number):
         return ValueError(message)
@@ -81,15 +89,30 @@ def _interval(
     return ""
 
 
-def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """``value`` as an ``int`` in ``[low, high]`` (None: unbounded); Python and NumPy ints.
+def _whole(value: Any) -> int | None:
+    """``value`` as an ``int`` if it is an integer (not a bool) or a real number without a
+    fraction (``3.0``, ``np.float32(3.0)``), else None."""
+    if isinstance(value, _BOOLS) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    try:
+        out = int(cast(SupportsInt, value))
+    except (OverflowError, ValueError):  # inf, NaN
+        return None
+    return out if out == value else None
 
-    A float (even ``2.0``), a sequence or an out-of-range int raises ``ValueError``; a bool or
-    a non-number raises ``TypeError``.
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[low, high]`` (None: unbounded).
+
+    Python and NumPy ints are taken as they are and whole floats (``3.0``) as their int. A
+    float with a fraction (``2.5``, ``inf``, NaN), a bool or a non-number raises
+    ``TypeError``; a sequence, a complex number or an out-of-range value ``ValueError``.
     """
-    if isinstance(value, _BOOLS) or not isinstance(value, numbers.Integral):
-        raise _number_error(value, name, "an int")
-    out = int(value)
+    out = _whole(value)
+    if out is None:
+        raise _number_error(value, name, "an int", wrong_numbers=(numbers.Real,))
     if (low is not None and out < low) or (high is not None and out > high):
         bounds = _interval(low, high, False, False, ints=True)
         raise ValueError(f"{name} must be {bounds}, got {out}.")
@@ -237,3 +260,85 @@ def check_array(
             at = "" if not index else f" at index {index[0] if len(index) == 1 else index}"
             raise ValueError(f"{name} must be finite, got {arr[index]}{at}.")
     return arr
+
+
+def _int_entry_error(item: Any, index: tuple[int, ...], name: str) -> Exception:
+    """The error for entry ``item`` at ``index`` of an array that must hold ints."""
+    at = "" if not index else f" at index {index[0] if len(index) == 1 else index}"
+    if _whole(item) is not None:
+        return ValueError(f"{name} must hold ints that fit int64, got {item!r}{at}.")
+    message = f"{name} must hold ints, got {_got(item)}{at}."
+    if isinstance(item, numbers.Number) and not isinstance(item, (numbers.Real, *_BOOLS)):
+        return ValueError(message)
+    return TypeError(message)
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def check_int_array(value: Any, name: str) -> NDArray[np.int64]:
+    """``value`` (an int, or a possibly nested sequence or array of them) as an int64 array.
+
+    Every entry follows ``check_int``: ints are taken, whole floats (``3.0``) count as their
+    int, and an entry that is a float with a fraction (``2.5``, ``inf``, NaN), a bool, a
+    string or another object raises ``TypeError`` naming its index; a complex entry, an
+    entry outside int64 or a ragged sequence raises ``ValueError``. Anything empty gives an
+    empty array.
+    """
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a rectangular array of ints: {exc}") from exc
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype=np.int64)
+    if not isinstance(value, np.ndarray):
+        # A list such as [2, True] hides its bool in an int array: judge every entry.
+        arr = np.array(value, dtype=object)
+    kind = arr.dtype.kind
+    if kind == "u" and arr.max() > _INT64.max:
+        index = tuple(int(i) for i in np.argwhere(arr > _INT64.max)[0])
+        raise _int_entry_error(arr[index], index, name)
+    if kind in "iu":
+        return arr.astype(np.int64)
+    if kind == "f":
+        fits = np.isfinite(arr) & (arr >= -(2.0**63)) & (arr < 2.0**63)
+        good = fits & (np.trunc(np.where(fits, arr, 0)) == arr)
+        if not good.all():
+            index = tuple(int(i) for i in np.argwhere(~good)[0])
+            raise _int_entry_error(arr[index], index, name)
+        return arr.astype(np.int64)
+    if kind != "O":
+        index = (0,) * arr.ndim
+        raise _int_entry_error(arr[index], index, name)
+    out = np.empty(arr.shape, dtype=np.int64)
+    for index, item in np.ndenumerate(arr):
+        entry = _whole(item)
+        if entry is None or not _INT64.min <= entry <= _INT64.max:
+            raise _int_entry_error(item, index, name)
+        out[index] = entry
+    return out
+
+
+def check_shape(value: Any, name: str) -> tuple[int, ...]:
+    """``value`` (an iterable of ints, ``()`` included) as a shape: a tuple of Python ints.
+
+    Entries follow ``check_int`` (whole floats count as their int). A string, a scalar or
+    another non-iterable, or an entry of another kind (``2.5``, a bool, a string) raises
+    ``TypeError``; a negative entry ``ValueError``.
+    """
+    message = f"{name} must be a tuple of ints, got {value!r}."
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(message)
+    try:
+        entries = tuple(value)
+    except TypeError as exc:  # a 0-d array
+        raise TypeError(message) from exc
+    dims: list[int] = []
+    for entry in entries:
+        dim = _whole(entry)
+        if dim is None:
+            raise TypeError(message)
+        dims.append(dim)
+    if any(dim < 0 for dim in dims):
+        raise ValueError(f"{name} must have non-negative entries, got {value!r}.")
+    return tuple(dims)

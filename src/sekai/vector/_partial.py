@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from sekai.spaces import Box, Dict, Space, Tuple
 from sekai.spaces.utils import concatenate, iterate
+from sekai.utils.validation import check_int_array
 from sekai.vector.result import VecStepResult, all_ids
 
 __all__ = ["check_env_ids", "cut_batch", "join_batches", "join_results", "take_rows"]
@@ -22,7 +23,8 @@ def check_env_ids(env_ids: Any, num_envs: int) -> NDArray[np.intp]:
     """``env_ids`` of a ``send()`` as an int array: None gives every sub-env in order.
 
     Otherwise a 1-D sequence or array of distinct sub-env indices in ``[0, num_envs)``, at
-    least one: ``TypeError`` for anything but ints, ``ValueError`` for a wrong value.
+    least one: ``TypeError`` for anything but ints (whole floats count as their int, as in
+    ``check_int_array``), ``ValueError`` for a wrong value.
     """
     if env_ids is None:
         return all_ids(num_envs)
@@ -31,9 +33,7 @@ def check_env_ids(env_ids: Any, num_envs: int) -> NDArray[np.intp]:
         env_ids, (Sequence, np.ndarray)
     ):
         raise TypeError(f"env_ids must be {expected}, got {env_ids!r} ({type(env_ids).__name__}).")
-    ids = np.asarray(env_ids)
-    if ids.size and (ids.dtype.kind not in "iu"):
-        raise TypeError(f"env_ids must be {expected}, got {env_ids!r} (dtype {ids.dtype}).")
+    ids = check_int_array(env_ids, "env_ids")
     if ids.ndim != 1 or not ids.size:
         raise ValueError(f"env_ids must be {expected}, got {env_ids!r}.")
     ids = ids.astype(np.intp, copy=False)

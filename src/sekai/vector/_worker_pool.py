@@ -494,17 +494,8 @@ def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
 
 
 def check_num_workers(num_workers: Any) -> int | None:
-    """``num_workers`` checked: None or a positive int."""
-    if num_workers is None:
-        return None
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Real):
-        raise TypeError(
-            f"num_workers must be a positive int or None, got {num_workers!r} "
-            f"({type(num_workers).__name__})."
-        )
-    if not isinstance(num_workers, numbers.Integral) or num_workers < 1:
-        raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}.")
-    return int(num_workers)
+    """``num_workers`` checked: None or a positive int (``check_int``: ``2.0`` counts as 2)."""
+    return None if num_workers is None else check_int(num_workers, "num_workers", low=1)
 
 
 def check_seconds(value: Any, name: str) -> float:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -50,24 +49,15 @@ _VECTOR_SEED = "an int, a list of num_envs seeds or None"
 def check_vector_seed(seed: object) -> int:
     """The int a vector ``reset(seed=...)`` takes as one seed (not None) for all sub-envs.
 
-    Checked as ``Env.reset`` checks a seed (``check_seed``: ints >= 0, numpy ints too, no
-    bools), except that a whole-number float counts as its int. A Generator, a bool or
-    another type raises ``TypeError``; a negative or fractional number or a string
-    ``ValueError``.
+    Checked as ``Env.reset`` checks a seed (``check_seed``: ints >= 0, numpy ints and whole
+    floats too, no bools). A Generator, a bool, a float with a fraction or another type
+    raises ``TypeError``; a negative number or a string ``ValueError``.
     """
     if isinstance(seed, np.random.Generator):
         raise TypeError(GENERATOR_SEED_ERROR)
     if isinstance(seed, str):
         raise ValueError(f"seed must be {_VECTOR_SEED}, got the string {seed!r}.")
-    value: object = seed
-    if isinstance(seed, numbers.Real) and not isinstance(seed, (numbers.Integral, np.bool_)):
-        number = float(seed)
-        if not number.is_integer():
-            raise ValueError(
-                f"seed must be a non-negative int, got {seed!r} (a float seed must be whole)."
-            )
-        value = int(number)
-    checked = check_seed(value, _VECTOR_SEED)
+    checked = check_seed(seed, _VECTOR_SEED)
     if not isinstance(checked, int):
         raise TypeError("check_vector_seed() takes a seed other than None.")
     return checked

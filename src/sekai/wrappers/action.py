@@ -138,7 +138,7 @@ class StickyAction(Wrapper[ObsType, ActType, ObsType, ActType]):
             else:
                 self._sticky_rng = np_random(int(seed.integers(2**63)))[0]
         elif seed is not None:
-            self._sticky_rng = np_random(make_seed_sequence(int(seed), 2)[1])[0]
+            self._sticky_rng = np_random(make_seed_sequence(seed, 2)[1])[0]
 
     def _executed(self, action: ActType) -> ActType:
         if (

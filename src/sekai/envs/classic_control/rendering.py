@@ -20,6 +20,7 @@ from sekai.envs.classic_control.mountain_car import MountainCarEnv
 from sekai.envs.classic_control.pendulum import PendulumEnv
 from sekai.error import ResetRequired
 from sekai.rendering import BaseRenderer, Canvas, rotate
+from sekai.utils.validation import check_int
 
 __all__ = ["AcrobotRenderer", "CartPoleRenderer", "MountainCarRenderer", "PendulumRenderer"]
 
@@ -33,11 +34,7 @@ def _at(points: ArrayLike) -> NDArray[np.float64]:
 
 
 def _size(value: int, name: str, owner: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{owner}: {name} must be an int, got {value!r}.")
-    if value < 1:
-        raise ValueError(f"{owner}: {name} must be at least 1, got {value}.")
-    return int(value)
+    return check_int(value, f"{owner}: {name}", low=1)
 
 
 def _state(renderer: BaseRenderer, env: Any, kinds: tuple[type, ...]) -> tuple[Any, Any]:

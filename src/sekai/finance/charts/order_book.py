@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -17,6 +16,7 @@ from sekai.rendering.sources import ColorSpec, Source, check_source
 from sekai.rendering.text import text_width
 from sekai.rendering.theme import Color
 from sekai.rendering.ticks import format_number, nice_step
+from sekai.utils.validation import check_int
 
 __all__ = ["OrderBookChart", "Owners"]
 
@@ -30,8 +30,7 @@ def _owners(value: Any) -> dict[int, tuple[str, ColorSpec]]:
         raise TypeError(f"owners must map owner ids to (label, colour), got {value!r}.")
     out: dict[int, tuple[str, ColorSpec]] = {}
     for owner, entry in value.items():
-        if isinstance(owner, bool) or not isinstance(owner, numbers.Integral):
-            raise TypeError(f"An owner id must be an int, got {owner!r}.")
+        owner_id = check_int(owner, "An owner id")
         if (
             isinstance(entry, str)
             or not isinstance(entry, Sequence)
@@ -39,7 +38,7 @@ def _owners(value: Any) -> dict[int, tuple[str, ColorSpec]]:
             or not isinstance(entry[0], str)
         ):
             raise TypeError(f"owners[{owner}] must be (label, colour), got {entry!r}.")
-        out[int(owner)] = (entry[0], entry[1])
+        out[owner_id] = (entry[0], entry[1])
     return out
 
 
@@ -84,11 +83,7 @@ class OrderBookChart(Panel):
     ) -> None:
         super().__init__(title, width=width, height=height)
         self.book = check_source(book, "book")
-        if isinstance(levels, bool) or not isinstance(levels, numbers.Integral):
-            raise TypeError(f"levels must be an int, got {levels!r}.")
-        if levels < 1:
-            raise ValueError(f"levels must be >= 1, got {levels}.")
-        self.levels: int = int(levels)
+        self.levels: int = check_int(levels, "levels", low=1)
         self.owners: dict[int, tuple[str, ColorSpec]] | Source | None = (
             owners
             if owners is None or isinstance(owners, str) or callable(owners)

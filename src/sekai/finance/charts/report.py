@@ -24,6 +24,7 @@ from sekai.rendering.plot import LegendItem, Plot, legend, legend_rows, legend_w
 from sekai.rendering.text import text_width
 from sekai.rendering.theme import Color, Theme, get_theme
 from sekai.rendering.ticks import format_number, nice_ticks, tick_count, tick_labels, value_range
+from sekai.utils.validation import check_int
 
 __all__ = ["backtest_report", "walk_forward_report"]
 
@@ -200,11 +201,7 @@ def _folds(folds: Any, xs: _Floats, dates: bool) -> list[tuple[float, float, str
 def _size(value: Any, default: int, least: int, name: str) -> int:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int or None, got {value!r}.")
-    if value < least:
-        raise ValueError(f"{name} must be at least {least}, got {value}.")
-    return int(value)
+    return check_int(value, name, low=least)
 
 
 # -- drawing --------------------------------------------------------------------------------

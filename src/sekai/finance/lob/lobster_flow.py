@@ -34,6 +34,7 @@ from sekai.finance.lob.book import BACKGROUND, Fill, Order, OrderBook, Side, pla
 from sekai.finance.lob.engine import resolve_engine
 from sekai.finance.lob.lobster import LobsterData
 from sekai.finance.lob.lobster_replay import _Replay
+from sekai.utils.validation import check_int
 
 __all__ = ["HistoricalFlow"]
 
@@ -183,10 +184,8 @@ class HistoricalFlow:
                 )
         if not days:
             raise ValueError("data must hold at least one LobsterData.")
-        if type(checkpoint_every) is not int or checkpoint_every < 1:
-            raise ValueError(f"checkpoint_every must be an int >= 1, got {checkpoint_every!r}.")
         self.days: tuple[LobsterData, ...] = tuple(days)
-        self.checkpoint_every = checkpoint_every
+        self.checkpoint_every = check_int(checkpoint_every, "checkpoint_every", low=1)
         self.halted = False
         self._prepared: dict[int, _Day] = {}
         self._day: _Day | None = None
