@@ -15,6 +15,7 @@ from sekai.error import InvalidAction
 from sekai.finance import AccountConfig, MarketData, ProportionalCost, SquareRootImpact
 from sekai.spaces import Box, Discrete
 from sekai.testing import check_native_matches, check_vector_backends
+from sekai.utils.checker import check_env
 
 NAN = np.nan
 
@@ -93,6 +94,18 @@ def test_market_v0_keeps_its_box_and_market_discrete_v0_is_the_discrete_mode() -
 def test_options_are_checked(kwargs: dict[str, Any], error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         _env(**kwargs)
+
+
+def test_check_env_passes_with_shorts_and_slots() -> None:
+    env = MarketEnv(
+        action_mode="discrete",
+        max_assets=4,
+        allow_short=True,
+        max_leverage=2.0,
+        trade_size=0.3,
+        episode_length=60,
+    )
+    assert check_env(env, n_steps=150, check_determinism=True) == []
 
 
 def test_action_mode_is_read_only() -> None:
