@@ -329,11 +329,12 @@ class MarketEnv(WindowedEnv):
     # -- actions --------------------------------------------------------------------------
 
     def target_weights(self, action: Any) -> Array:
-        """Slot weights ``(max_assets,)`` of an action; one outside the space -> ``InvalidAction``.
+        """Slot weights ``(max_assets,)`` of an action.
 
         Weights mode: ``account.project_weights`` over the slots tradable now (the cash score
-        is the last entry of a long-only action). Discrete mode: ``trades.trade_targets`` from
-        the current weights.
+        is the last entry of a long-only action); bad shape or NaN -> ``InvalidAction``.
+        Discrete mode: ``trades.trade_targets`` from the current weights; an action outside
+        ``action_space`` -> ``InvalidAction``.
         """
         space = self.action_space
         if self._action_mode == "discrete":
