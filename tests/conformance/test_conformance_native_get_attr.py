@@ -59,6 +59,7 @@ CASES.update({single.__name__: (single, functools.partial(vec, N)) for single, v
 def test_every_finance_native_env_is_covered() -> None:
     assert NATIVE_IDS == [
         "Market-v0",
+        "MarketDiscrete-v0",
         "MarketMaking-v0",
         "OptimalExecution-v0",
         "Portfolio-v0",

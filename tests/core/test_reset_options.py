@@ -25,6 +25,7 @@ KNOWN: dict[str, dict[str, Any]] = {
     "Trading-v0": {"start": None},
     "Portfolio-v0": {"start": None},
     "Market-v0": {"start": None},
+    "MarketDiscrete-v0": {"start": None},
     "MarketMaking-v0": {},
     "OptimalExecution-v0": {},
     "LimitOrderBook-v0": {},

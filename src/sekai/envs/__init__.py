@@ -105,3 +105,10 @@ register(
     f"{_FINANCE}.lob_env:LimitOrderBookEnv",
     renderer=f"{_FINANCE}.order_book:LimitOrderBookRenderer",
 )
+register(
+    "MarketDiscrete-v0",
+    f"{_FINANCE}.market:MarketEnv",
+    vector_entry_point=f"{_FINANCE}.market:MarketVecEnv",
+    renderer=f"{_FINANCE}.market:MarketRenderer",
+    kwargs={"action_mode": "discrete"},
+)

@@ -1,7 +1,8 @@
 """Market-v0: a portfolio over a changing universe of assets, observed as a padded set.
 
 ``env`` holds the single env ``MarketEnv`` and its default simulation ``default_market``,
-``vector`` its native twin ``MarketVecEnv`` and ``viewer`` its dashboard ``MarketRenderer``.
+``vector`` its native twin ``MarketVecEnv``, ``trades`` the discrete action mode
+(MarketDiscrete-v0) they share and ``viewer`` the dashboard ``MarketRenderer``.
 The windowed base it shares with Trading-v0 and Portfolio-v0 is ``sekai.envs.finance.windowed``.
 
 Kept paths: this package replaced the module ``sekai.envs.finance.market``, which held the

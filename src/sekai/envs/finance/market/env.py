@@ -13,6 +13,7 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
+from sekai.envs.finance.market.trades import trade_mask, trade_targets
 from sekai.envs.finance.windowed.env import WindowedEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.account import AccountConfig, project_weights, settle
@@ -20,13 +21,17 @@ from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import GBM, ListingProcess, MarketModel, RegimeSwitching
 from sekai.finance.universe import SlotMap
-from sekai.spaces import Box, Dict, MaskedBox, Space
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, Space
+from sekai.utils.validation import check_choice
 
-__all__ = ["MarketEnv", "default_market", "exogenous_rows", "initial_slots"]
+__all__ = ["ACTION_MODES", "MarketEnv", "default_market", "exogenous_rows", "initial_slots"]
 
 Array = NDArray[np.float64]
 
 _INF = float("inf")
+
+ACTION_MODES = ("weights", "discrete")
+"""Values of ``MarketEnv``'s ``action_mode``: scores per slot (a ``Box``), or one trade."""
 
 
 def default_market(n_assets: int = 10) -> MarketModel:
@@ -98,6 +103,10 @@ class MarketEnv(WindowedEnv):
     order. Each step rebalances to ``target_weights(action)``, prices the trades in asset
     space and settles the account with financing (``settle``); a slot whose asset delists
     earns ``delisting_return`` and its value moves to cash. The observation carries no clock.
+
+    ``action_mode="weights"`` (Market-v0) scores each slot (and cash when long-only);
+    ``"discrete"`` (MarketDiscrete-v0) holds, or buys or sells one slot by ``trade_size``
+    (``sekai.envs.finance.market.trades``).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -126,6 +135,8 @@ class MarketEnv(WindowedEnv):
         dt: float | None = None,
         delisting_return: float = 0.0,
         privileged_state: bool = False,
+        action_mode: str = "weights",
+        trade_size: float = 0.1,
     ) -> None:
         if data is None and model is None:
             model = default_market()
@@ -150,6 +161,8 @@ class MarketEnv(WindowedEnv):
         )
         self.delisting_return = check_float(delisting_return, "delisting_return", low=-1.0)
         self.privileged_state = _flag(privileged_state, "privileged_state")
+        self._action_mode = check_choice(action_mode, "action_mode", ACTION_MODES)
+        self.trade_size = check_float(trade_size, "trade_size", low=0.0, low_open=True)
         self.features = _names(features, "features")
         self.exogenous = _names(exogenous, "exogenous")
         history = self._history
@@ -197,7 +210,9 @@ class MarketEnv(WindowedEnv):
                 -_INF, _INF, shape=(lookback_rows, sum(self._widths)), dtype=np.float32
             )
         self.observation_space = Dict(observation)
-        if self.config.allow_short:
+        if self._action_mode == "discrete":
+            self.action_space = Discrete(2 * slots + 1)
+        elif self.config.allow_short:
             self.action_space = Box(-1.0, 1.0, shape=(slots,), dtype=np.float32)
         else:
             self.action_space = Box(0.0, 1.0, shape=(slots + 1,), dtype=np.float32)
@@ -232,6 +247,16 @@ class MarketEnv(WindowedEnv):
         self._slot_asset = slot_asset
         self.weights[slot_map.changed] = 0.0
         self._tradable = slot_asset < n
+
+    @property
+    def action_mode(self) -> str:
+        """``"weights"`` or ``"discrete"``: what an action is (read-only)."""
+        return self._action_mode
+
+    @property
+    def tradable(self) -> NDArray[np.bool_]:
+        """Bool ``(max_assets,)``: slots whose asset is listed at the decision row (a copy)."""
+        return self._tradable.copy()
 
     @property
     def slot_assets(self) -> tuple[Any, ...]:
@@ -304,12 +329,18 @@ class MarketEnv(WindowedEnv):
     # -- actions --------------------------------------------------------------------------
 
     def target_weights(self, action: Any) -> Array:
-        """Slot weights ``(max_assets,)`` of an action; bad shape or NaN -> ``InvalidAction``.
+        """Slot weights ``(max_assets,)`` of an action.
 
-        ``account.project_weights`` over the slots tradable now (the cash score is the last
-        entry of a long-only action).
+        Weights mode: ``account.project_weights`` over the slots tradable now (the cash score
+        is the last entry of a long-only action); bad shape or NaN -> ``InvalidAction``.
+        Discrete mode: ``trades.trade_targets`` from the current weights; an action outside
+        ``action_space`` -> ``InvalidAction``.
         """
         space = self.action_space
+        if self._action_mode == "discrete":
+            if not space.contains(action):
+                raise InvalidAction(action, space)
+            return trade_targets(action, self.weights, self._tradable, self.config, self.trade_size)
         try:
             array = np.asarray(action)
         except (TypeError, ValueError) as exc:
@@ -324,7 +355,13 @@ class MarketEnv(WindowedEnv):
         return project_weights(scores[:-1], self._tradable, self.config, cash_score=scores[-1])
 
     def action_mask(self) -> NDArray[np.int8]:
-        """Int8: 1 for slots tradable now, then 1 for cash when long-only (none before reset)."""
+        """Int8: 1 for slots tradable now, then 1 for cash when long-only (none before reset).
+
+        Discrete mode: ``trades.trade_mask``, 1 for hold, then per slot for a buy, then for a
+        sell that can trade now.
+        """
+        if self._action_mode == "discrete":
+            return trade_mask(self.weights, self._tradable, self.config)
         if self.config.allow_short:
             return self._tradable.astype(np.int8)
         mask = np.ones(self.max_assets + 1, dtype=np.int8)

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance.market.env import MarketEnv, exogenous_rows, initial_slots
+from sekai.envs.finance.market.trades import trade_mask, trade_targets
 from sekai.envs.finance.windowed.vector import SHAPE_READ_ONLY, WindowedVecEnv
 from sekai.error import InvalidAction
 from sekai.finance.account import project_weights, settle
@@ -55,6 +56,8 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
     exogenous = Param(SHAPE_READ_ONLY)
     delisting_return = Param()
     privileged_state = Param()
+    action_mode = Param(SHAPE_READ_ONLY)
+    trade_size = Param()
 
     def _allocate(self) -> None:
         super()._allocate()
@@ -230,6 +233,12 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         """Slot weights ``(N, S)`` of a batch of actions (the single env's rule per row)."""
         template = self.template
         space = self.batch_action_space
+        if template.action_mode == "discrete":
+            if not space.contains(actions):
+                raise InvalidAction(actions, space)
+            return trade_targets(
+                actions, self.weights, self.tradable, template.config, template.trade_size
+            )
         try:
             array = np.asarray(actions)
         except (TypeError, ValueError) as exc:
@@ -245,10 +254,14 @@ class MarketVecEnv(WindowedVecEnv[MarketEnv]):
         return project_weights(scores[:, :-1], self.tradable, config, cash_score=scores[:, -1])
 
     def action_mask(self) -> NDArray[np.int8]:
-        """Int8 ``(N, S[+1])``: 1 for slots tradable now, then 1 for cash when long-only."""
-        if self.template.config.allow_short:
+        """Int8 ``(N, S[+1])``: 1 for slots tradable now, then 1 for cash when long-only;
+        discrete mode: ``(N, 2S+1)``, hold, then per slot a buy, then a sell that can trade."""
+        template = self.template
+        if template.action_mode == "discrete":
+            return trade_mask(self.weights, self.tradable, template.config)
+        if template.config.allow_short:
             return self.tradable.astype(np.int8)
-        mask = np.ones((self.num_envs, self.template.max_assets + 1), dtype=np.int8)
+        mask = np.ones((self.num_envs, template.max_assets + 1), dtype=np.int8)
         mask[:, :-1] = self.tradable
         return mask
 

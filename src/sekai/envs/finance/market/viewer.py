@@ -33,8 +33,7 @@ def _slot_names(env: Any) -> list[str]:
 
 
 def _tradable(env: Any) -> NDArray[np.bool_]:
-    base = base_env(env)
-    return base.action_mask()[: base.max_assets].astype(bool)
+    return base_env(env).tradable
 
 
 def _gross(env: Any) -> float:
