@@ -300,3 +300,19 @@ def test_closed() -> None:
         with pytest.raises(VecEnvClosed):
             call()
     vec.close()  # idempotent
+
+
+def test_the_fork_server_imports_the_worker_module_once() -> None:
+    from multiprocessing import forkserver
+
+    kept = list(forkserver._forkserver._preload_modules)
+    forkserver.set_forkserver_preload([*kept, "json"])  # a module the user asked for
+    try:
+        ProcVecEnv([toy], context="forkserver").close()
+        wanted = forkserver._forkserver._preload_modules
+        assert "json" in wanted and "__main__" in wanted
+        assert wanted.count("sekai.vector._proc_worker") == 1
+        ProcVecEnv([toy], context="fork").close()  # other start methods leave it alone
+        assert forkserver._forkserver._preload_modules == wanted
+    finally:
+        forkserver.set_forkserver_preload(kept)
