@@ -26,7 +26,8 @@ KNOWN: dict[str, dict[str, Any]] = {
     "Portfolio-v0": {"start": None},
     "Market-v0": {"start": None},
     "MarketMaking-v0": {},
-    "OptimalExecution-v0": {},
+    "OptimalExecution-v0": {"random_start": False},
+    "OptimalExecution-v1": {"random_start": True},
     "LimitOrderBook-v0": {},
 }
 IDS = [spec.id for spec in sekai.all_specs()]
