@@ -91,6 +91,35 @@ def test_v0_defaults_leave_the_options_off() -> None:
     assert env.observation_space.shape == (3,)
 
 
+def test_v0_episode_follows_the_v0_formulas_exactly() -> None:
+    """A whole -v0 episode (clipped actions, the forced last sale) against its formulas."""
+    env = sekai.make("OptimalExecution-v0")
+    rng = np.random.default_rng(5)
+    fractions = rng.uniform(-0.2, 0.3, 25).astype(np.float32)
+    result = env.reset(seed=8)
+    z = np.random.default_rng(8).standard_normal(25)
+    x, mid, shortfall = 1e6, 50.0, 0.0
+    for k, fraction in enumerate(fractions):
+        assert (
+            result.observation.tolist()
+            == np.array(
+                [x / 1e6, (25 - k) / 25, (mid - 50.0) / (0.95 * math.sqrt(5.0))], np.float32
+            ).tolist()
+        )
+        result = env.step(np.array([fraction]))
+        n = x if k == 24 else min(max(float(fraction), 0.0), 1.0) * x
+        price = mid - 0.0625 - 2.5e-6 * n / 0.2 if n > 0 else mid
+        x -= n
+        shortfall += n * (50.0 - price)
+        mid += 0.95 * math.sqrt(0.2) * z[k]
+        mid -= 2.5e-7 * n
+        penalty = 1e-6 * 0.95 * 0.95 * 0.2 * x * x
+        assert result.reward == 1e4 * (n * (price - 50.0) - penalty) / (1e6 * 50.0)
+        assert (result.info["inventory"], result.info["mid_price"]) == (x, mid)
+        assert result.info["implementation_shortfall"] == shortfall
+    assert result.terminated and x == 0.0
+
+
 @pytest.mark.parametrize(
     ("name", "value", "error"),
     [
