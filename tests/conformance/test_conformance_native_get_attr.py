@@ -62,6 +62,7 @@ def test_every_finance_native_env_is_covered() -> None:
         "MarketDiscrete-v0",
         "MarketMaking-v0",
         "OptimalExecution-v0",
+        "OptimalExecution-v1",
         "Portfolio-v0",
         "Trading-v0",
     ]

@@ -102,7 +102,8 @@ def test_python_dash_m_version() -> None:
 
 
 def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
-    ids = [s.id for s in sekai.all_specs()][5:11]
+    # each learnable -v1 id comes right after its -v0 (tested with the env); the -v0 ids:
+    ids = [s.id for s in sekai.all_specs()[5:] if s.id.endswith("-v0")]
     assert ids == [
         "Trading-v0",
         "Portfolio-v0",

@@ -27,7 +27,8 @@ KNOWN: dict[str, dict[str, Any]] = {
     "Market-v0": {"start": None},
     "MarketDiscrete-v0": {"start": None},
     "MarketMaking-v0": {},
-    "OptimalExecution-v0": {},
+    "OptimalExecution-v0": {"random_start": False},
+    "OptimalExecution-v1": {"random_start": True},
     "LimitOrderBook-v0": {},
 }
 IDS = [spec.id for spec in sekai.all_specs()]

@@ -39,6 +39,10 @@ OE_PARAMS = [
     "eta",
     "epsilon",
     "risk_aversion",
+    "centred_action",
+    "expected_reward",
+    "reward_scale",
+    "observe_price",
 ]
 VEC_CASES = [
     (MarketMakingVecEnv, MarketMakingEnv, MM_PARAMS),

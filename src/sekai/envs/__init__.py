@@ -95,6 +95,18 @@ register(
     renderer=f"{_FINANCE}.optimal_execution:OptimalExecutionRenderer",
 )
 register(
+    "OptimalExecution-v1",
+    f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
+    kwargs={
+        "centred_action": True,
+        "expected_reward": True,
+        "reward_scale": 100.0,
+        "observe_price": False,
+    },
+    vector_entry_point=f"{_FINANCE}.vector:OptimalExecutionVecEnv",
+    renderer=f"{_FINANCE}.optimal_execution:OptimalExecutionRenderer",
+)
+register(
     "Market-v0",
     f"{_FINANCE}.market_env:MarketEnv",
     vector_entry_point=f"{_FINANCE}.vector:MarketVecEnv",

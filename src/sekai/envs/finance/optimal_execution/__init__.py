@@ -1,8 +1,9 @@
-"""OptimalExecution-v0: liquidate a block of shares under market impact (Almgren-Chriss).
+"""OptimalExecution-v0/-v1: liquidate a block of shares under market impact (Almgren-Chriss).
 
 ``env`` holds the single env ``OptimalExecutionEnv`` (and its constants ``SNAP`` and
 ``LINEAR_KAPPA_T``), ``vector`` its native twin ``OptimalExecutionVecEnv`` and ``viewer`` its
-dashboard ``OptimalExecutionRenderer``.
+dashboard ``OptimalExecutionRenderer``; ``encoding`` maps the TWAP-centred action of -v1 to the
+share sold and ``policies`` holds ``ScheduledActions``, the form of the reference policies.
 """
 
 from sekai.envs.finance.optimal_execution.env import (

@@ -1,4 +1,4 @@
-"""``OptimalExecutionVecEnv``: ``num_envs`` OptimalExecution-v0 envs stepped together."""
+"""``OptimalExecutionVecEnv``: ``num_envs`` OptimalExecution envs stepped together."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.options import check_reset_options_each
-from sekai.envs.finance.optimal_execution.env import SNAP, OptimalExecutionEnv
+from sekai.envs.finance.optimal_execution.encoding import centred_fractions
+from sekai.envs.finance.optimal_execution.env import (
+    RESET_OPTIONS,
+    SNAP,
+    OptimalExecutionEnv,
+    random_start_option,
+)
+from sekai.envs.finance.optimal_execution.policies import ScheduledActions
 from sekai.vector.native import shared
 from sekai.vector.template import Param, TemplateVecEnv, float_actions, replace_rows
 
@@ -23,7 +30,8 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     """``num_envs`` copies of ``OptimalExecutionEnv`` stepped together.
 
     State arrays ``inventory``, ``mid``, ``shortfall``. Per step the generator draws
-    ``standard_normal(N)``.
+    ``standard_normal(N)``; a reset with ``{"random_start": True}`` draws ``random()`` for each
+    sub-env it starts at random, in index order.
     """
 
     env_class = OptimalExecutionEnv
@@ -37,6 +45,10 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     eta = Param()
     epsilon = Param()
     risk_aversion = Param()
+    centred_action = Param("it fixes the action space")
+    expected_reward = Param()
+    reward_scale = Param()
+    observe_price = Param("it fixes the observation space")
 
     def _allocate(self) -> None:
         n = self.num_envs
@@ -46,8 +58,13 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
         self._k: NDArray[np.int64] = np.zeros(n, np.int64)
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
-        check_reset_options_each(self, options)
-        self.inventory = replace_rows(self.inventory, indices, self.template.X0)
+        check_reset_options_each(self, options, RESET_OPTIONS)
+        x0 = self.template.X0
+        start = np.full(len(indices), x0)
+        random = np.array([random_start_option(entry) for entry in options], dtype=bool)
+        if random.any():
+            start[random] = x0 * (1.0 - self.rng.random(int(random.sum())))
+        self.inventory = replace_rows(self.inventory, indices, start)
         self.mid = replace_rows(self.mid, indices, self.template.s0)
         self.shortfall = replace_rows(self.shortfall, indices, 0.0)
         self._k = replace_rows(self._k, indices, 0)
@@ -89,13 +106,14 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
         template = self.template
         n_steps = template.n_steps
         scale = template.sigma * math.sqrt(template.total_time)
-        obs = np.empty((self.num_envs, 3), np.float32)
+        obs = np.empty((self.num_envs, 3 if template.observe_price else 2), np.float32)
         np.divide(self.inventory, template.X0, out=obs[:, 0])
         np.divide(n_steps - self._k, n_steps, out=obs[:, 1])
-        if scale != 0:
-            np.divide(self.mid - template.s0, scale, out=obs[:, 2])
-        else:
-            obs[:, 2] = 0.0
+        if template.observe_price:
+            if scale != 0:
+                np.divide(self.mid - template.s0, scale, out=obs[:, 2])
+            else:
+                obs[:, 2] = 0.0
         return obs
 
     def _step(
@@ -103,10 +121,12 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, NDArray[Any]]]:
         template = self.template
         n = self.num_envs
-        fraction = float_actions(self, actions, (n, 1))[:, 0]
-        np.maximum(fraction, 0.0, out=fraction)
-        np.minimum(fraction, 1.0, out=fraction)
+        value = float_actions(self, actions, (n, 1))[:, 0]
         x, mid, k = self.inventory, self.mid, self._k
+        if template.centred_action:
+            fraction = centred_fractions(value, np.maximum(template.n_steps - k, 1))
+        else:
+            fraction = np.clip(value, 0.0, 1.0)
         tau, s0, x0 = template.tau, template.s0, template.X0
         z = self.rng.standard_normal(n)
         shares = np.where(k == template.n_steps - 1, x, fraction * x)
@@ -122,11 +142,16 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
         x = x - shares
         x[x < SNAP * x0] = 0.0
         shortfall = self.shortfall + shares * (s0 - price)
+        if template.expected_reward:  # the mean of the realised gain given the state
+            gain = -shares * (template.epsilon + template.eta * shares / tau)
+            gain -= template.gamma * shares * x
+        else:
+            gain = shares * (price - s0)
         mid = mid + template.sigma * math.sqrt(tau) * z
         mid -= template.gamma * shares
         self.inventory, self.mid, self.shortfall, self._k = x, mid, shortfall, k
         penalty = template.risk_aversion * template.sigma * template.sigma * tau
-        rewards = 1e4 * (shares * (price - s0) - penalty * x * x) / (x0 * s0)
+        rewards = template.reward_scale * (gain - penalty * x * x) / (x0 * s0)
         terminated = (x == 0) | (k >= template.n_steps)
         infos = self._infos(shares, price, x, mid, shortfall, k)
         return rewards, terminated, np.zeros(n, bool), infos
@@ -135,3 +160,8 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     def almgren_chriss_actions(self) -> NDArray[np.float32]:
         """The template's Almgren-Chriss schedule ``(n_steps, 1)``, the same for every sub-env."""
         return self.template.almgren_chriss_actions()
+
+    def reference_policies(self) -> dict[str, ScheduledActions]:
+        """The template's ``reference_policies()``: each maps a batch ``(num_envs, d)`` of
+        observations to a batch ``(num_envs, 1)`` of actions."""
+        return self.template.reference_policies()
