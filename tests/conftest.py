@@ -22,8 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from sekai.finance.lob import engine as engines
+
+settings.register_profile("sekai", deadline=None)
+settings.register_profile("ci", deadline=None, database=None, derandomize=True, print_blob=True)
+settings.load_profile(
+    os.environ.get("SEKAI_HYPOTHESIS_PROFILE", "ci" if "CI" in os.environ else "sekai")
+)
+"""Hypothesis: no per-example deadline anywhere (a loaded machine is not a failure); under CI
+(``CI`` set) also the same examples on every run and no example database."""
 
 os.environ["RAY_ADDRESS"] = "local"
 """Every ``ray.init()`` without an address, here and in the scripts the tests start, starts a
@@ -136,6 +145,12 @@ def ray_stopped() -> None:
     ray = sys.modules.get("ray")
     if ray is not None and ray.is_initialized():
         ray.shutdown()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two test processes per core, since the slow tests mostly wait on worker
+    processes and Ray actors rather than compute (at most 8, each may start a Ray)."""
+    return min(2 * (os.cpu_count() or 1), 8)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -47,6 +47,8 @@ from sekai.compat.sb3 import (
     vector_infos_to_list,
 )
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 needs_sb3 = pytest.mark.skipif(
     importlib.util.find_spec("stable_baselines3") is None,
     reason="stable-baselines3 is not installed (the sb3 extra)",

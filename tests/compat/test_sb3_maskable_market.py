@@ -16,6 +16,8 @@ from sekai.finance import GBM, ListingProcess
 pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the sb3 extra)")
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 Policy = Callable[[Any, NDArray[np.bool_]], NDArray[np.int64]]
 
 

@@ -16,6 +16,8 @@ import sekai
 from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Box, Discrete
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 needs_sb3 = pytest.mark.skipif(

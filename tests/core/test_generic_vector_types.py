@@ -215,6 +215,7 @@ def _revealed(report: dict[str, str], label: str) -> str:
     return message.removeprefix("note: Revealed type is ")
 
 
+@pytest.mark.tools  # CI's sb3 run, which has the dev extra, selects it
 def test_mypy_sees_the_native_batch_types(mypy_report):
     reset = _revealed(mypy_report, "native reset")
     assert reset.startswith('"sekai.vector.result.VecResetResult[numpy.ndarray[')
@@ -226,6 +227,7 @@ def test_mypy_sees_the_native_batch_types(mypy_report):
     assert observations.startswith('"numpy.ndarray[') and _floats(observations, 32)
 
 
+@pytest.mark.tools
 def test_mypy_sees_the_wrapper_batch_types(mypy_report):
     assert _floats(_revealed(mypy_report, "observation wrapper"), 64)
     acting = _revealed(mypy_report, "action wrapper")
@@ -233,6 +235,7 @@ def test_mypy_sees_the_wrapper_batch_types(mypy_report):
     assert _floats(_revealed(mypy_report, "reward wrapper"), 32)
 
 
+@pytest.mark.tools
 def test_mypy_reports_actions_of_the_wrong_type(mypy_report):
     message = mypy_report["wrong actions"]
     assert message.startswith('error: Argument 1 to "step"') and "[arg-type]" in message

@@ -294,7 +294,17 @@ def _run_in_subprocess(page: Path) -> dict[str, Any]:
     return report
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+_SB3_EXTRA = {"stable_baselines3", "sb3_contrib", "torch"}
+"""What a block may require of the sb3 extra: CI's sb3 run selects the pages with such blocks."""
+
+
+def _marks(blocks: list[Block]) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.sb3] if any(_SB3_EXTRA & set(b.requires) for b in blocks) else []
+
+
+@pytest.mark.parametrize(
+    "page", [pytest.param(p, id=p.name, marks=_marks(parse_blocks(p))) for p in PAGES]
+)
 def test_page_examples(page: Path) -> None:
     report = _run_in_subprocess(page)
     if report["error"]:
@@ -304,7 +314,10 @@ def test_page_examples(page: Path) -> None:
 _OPTIONAL = [(page, block) for page in PAGES for block in parse_blocks(page) if block.requires]
 
 
-@pytest.mark.parametrize(("page", "block"), _OPTIONAL, ids=[block.where for _, block in _OPTIONAL])
+@pytest.mark.parametrize(
+    ("page", "block"),
+    [pytest.param(page, block, id=block.where, marks=_marks([block])) for page, block in _OPTIONAL],
+)
 def test_optional_block(page: Path, block: Block) -> None:
     """Blocks that need an optional package run with their page; this reports the missing ones."""
     missing = missing_requirements(block)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.tools  # CI's sb3 run, which has the dev extra, selects them
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -12,6 +12,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("gymnasium")
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "cleanrl_ppo.py"
 RESULT = re.compile(r"^  (PPO \(greedy\)|random)\s+([+-]\d+\.\d+) ± (\d+\.\d+)$", re.MULTILINE)
 

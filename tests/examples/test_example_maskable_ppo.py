@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the sb3 extra)")
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "maskable_ppo_lob.py"
 RESULT = re.compile(r"^\s+(MaskablePPO|random masked policy).*?(-?\d+\.\d+) ± (\d+\.\d+)$")
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.sb3  # CI's sb3 run selects them
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_normalization.py"
 
 
