@@ -62,7 +62,9 @@ def test_every_finance_native_env_is_covered() -> None:
         "MarketMaking-v0",
         "OptimalExecution-v0",
         "Portfolio-v0",
+        "Portfolio-v1",
         "Trading-v0",
+        "Trading-v1",
     ]
 
 
