@@ -151,7 +151,7 @@ def test_expected_reward_has_the_mean_of_the_realised_log_return() -> None:
         diffs.append(a.rewards * scale - b.rewards)
     diff = np.concatenate(diffs)
     assert abs(diff.mean()) < 4 * diff.std() / np.sqrt(diff.size)
-    assert 0.4**2 / 24 > 15 * diff.std() / np.sqrt(diff.size)
+    assert 15 * diff.std() / np.sqrt(diff.size) < 0.4**2 / 24
 
 
 def test_relative_reward_is_the_excess_over_holding_the_asset() -> None:
