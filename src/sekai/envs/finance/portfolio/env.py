@@ -12,7 +12,7 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_int, episode_ended
-from sekai.envs.finance.windowed.env import WindowedEnv, row_sum, simulated_prices
+from sekai.envs.finance.windowed.env import LearnableWindowedEnv, row_sum, simulated_prices
 from sekai.envs.finance.windowed.growth import GBMGrowth, best_constant_weights
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
@@ -53,7 +53,7 @@ def cash_weights(shape: tuple[int, ...]) -> NDArray[np.float64]:
     return weights
 
 
-class PortfolioEnv(WindowedEnv):
+class PortfolioEnv(LearnableWindowedEnv):
     """Rebalance ``n_assets`` assets and cash to target weights every step.
 
     Long-only, the action scores assets and cash (last) and is normalised to weights; with

@@ -12,7 +12,7 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, episode_ended
-from sekai.envs.finance.windowed.env import WindowedEnv, real_sequence, simulated_prices
+from sekai.envs.finance.windowed.env import LearnableWindowedEnv, real_sequence, simulated_prices
 from sekai.envs.finance.windowed.growth import expected_log_growth_1d
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
@@ -60,7 +60,7 @@ def _constant_policy(index: int) -> Callable[[Any], Any]:
     return policy
 
 
-class TradingEnv(WindowedEnv):
+class TradingEnv(LearnableWindowedEnv):
     """Trade one asset by choosing a target position (a weight of equity) each step.
 
     Action ``a`` sets the weight ``positions[a]``; rebalancing from the drifted position costs
