@@ -206,6 +206,11 @@ class PortfolioEnv(LearnableWindowedEnv):
     def _own_gbm(self) -> tuple[Any, Any, Any, float]:
         return self.mu, self.sigma, self.corr, self.dt
 
+    def _gbm_growth(self) -> GBMGrowth | None:
+        """The one-step returns of the env's GBM (None for a history or another model)."""
+        gbm = self._gbm_parameters()
+        return None if gbm is None else GBMGrowth.of(*gbm)
+
     def _learning_scales(self) -> LearningScales:
         """The ``LearningScales`` of the current parameters (recomputed when one changes)."""
         key = (self.mu, self.sigma, self.corr, self.dt, self.model)
@@ -214,24 +219,22 @@ class PortfolioEnv(LearnableWindowedEnv):
             return cached[1]
         n = self.n_assets
         equal = np.full(n, 1.0 / n)
-        gbm = self._gbm_parameters()
-        growth = None
+        growth = self._gbm_growth()
         benchmark = 0.0
-        if gbm is None:
+        if growth is None:
             log_returns = self._log_return_sample()
             volatility = sample_std(log_returns)
             bench = np.log1p(np.expm1(log_returns).mean(axis=1))
             scale = float(sample_std(bench[:, None])[0])
         else:
-            mu, sigma, corr, dt = (np.asarray(v, dtype=np.float64) for v in gbm)
-            volatility = sigma * np.sqrt(dt)
+            volatility = growth.sigma * np.sqrt(growth.dt)
             volatility = np.where(volatility > 0.0, volatility, 1.0)
-            cov = np.outer(sigma, sigma) * (np.eye(n) if corr.ndim == 0 else corr)
-            variance = float(equal @ cov @ equal) * float(dt)
+            variance = float(equal @ growth.covariance @ equal) * growth.dt
             scale = float(np.sqrt(variance)) if variance > 0.0 else 1.0
             if self._learning.reward_mode == "expected":
-                growth = GBMGrowth(mu, sigma, None if corr.ndim == 0 else corr, float(dt))
                 benchmark = float(growth.log_growth(equal))
+            else:
+                growth = None
         reward = scale**2 if self._learning.reward_mode == "expected" else scale
         scales = LearningScales(volatility.astype(np.float32), reward, growth, benchmark)
         self._constants = (key, scales)
@@ -256,10 +259,8 @@ class PortfolioEnv(LearnableWindowedEnv):
         cached = self._best
         if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
             return cached[1].copy()
-        mu, sigma, corr, dt = (np.asarray(v, dtype=np.float64) for v in gbm)
-        growth = GBMGrowth(mu, sigma, None if corr.ndim == 0 else corr, float(dt))
         weights, _ = best_constant_weights(
-            growth,
+            GBMGrowth.of(*gbm),
             self.cost_model,
             self._episode_length,
             random_start=self._learning.random_start,

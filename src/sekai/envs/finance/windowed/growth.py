@@ -67,23 +67,33 @@ def project_to_simplex(v: Array) -> Array:
 class GBMGrowth:
     """The one-step returns of a GBM market: moments and a fixed sample of simple returns.
 
-    ``mean`` is ``E[r]``, ``second`` is ``E[r r']`` and ``returns`` ``(8192, n)`` a sample
-    drawn from a fixed seed in antithetic pairs, so every average over it is deterministic.
+    ``covariance`` is ``Sigma`` (per year), ``mean`` is ``E[r]``, ``second`` is ``E[r r']``
+    and ``returns`` ``(8192, n)`` a sample drawn from a fixed seed in antithetic pairs, so
+    every average over it is deterministic.
     """
 
     mu: Array
     sigma: Array
     corr: Array | None
     dt: float
+    covariance: Array = field(init=False)
     mean: Array = field(init=False)
     second: Array = field(init=False)
     returns: Array = field(init=False)
+
+    @classmethod
+    def of(cls, mu: Any, sigma: Any, corr: Any, dt: float) -> GBMGrowth:
+        """From per-asset (or scalar) ``mu`` and ``sigma``, ``corr`` (or None) and ``dt``."""
+        mu = np.reshape(np.asarray(mu, dtype=np.float64), -1)
+        sigma = np.reshape(np.asarray(sigma, dtype=np.float64), -1)
+        return cls(mu, sigma, None if corr is None else np.asarray(corr, np.float64), float(dt))
 
     def __post_init__(self) -> None:
         mu, sigma, dt = self.mu, self.sigma, self.dt
         n = len(mu)
         corr = np.eye(n) if self.corr is None else self.corr
         cov = corr * np.outer(sigma, sigma)
+        object.__setattr__(self, "covariance", cov)
         growth = np.exp(mu * dt)
         second = np.exp(np.add.outer(mu, mu) * dt + cov * dt) - np.add.outer(growth, growth) + 1
         rng = np.random.default_rng(_SEED)
