@@ -125,7 +125,7 @@ class TradingEnv(LearnableWindowedEnv):
             random_start=random_start,
             reward=reward,
         )
-        self._constants: tuple[tuple[Any, ...], Any] | None = None
+        self._constants: tuple[tuple[Any, ...], LearningScales] | None = None
         mode = self._learning.observation
         n_returns = 0 if mode == "state" else self._lookback
         low, high = _position_bounds(self._positions)
@@ -171,8 +171,7 @@ class TradingEnv(LearnableWindowedEnv):
         key = (self.mu, self.sigma, self.dt, self._positions, self.model)
         cached = self._constants
         if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
-            scales: LearningScales = cached[1]
-            return scales
+            return cached[1]
         gbm = self._gbm_parameters()
         growth = None
         if gbm is None:
