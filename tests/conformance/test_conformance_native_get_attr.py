@@ -64,7 +64,9 @@ def test_every_finance_native_env_is_covered() -> None:
         "OptimalExecution-v0",
         "OptimalExecution-v1",
         "Portfolio-v0",
+        "Portfolio-v1",
         "Trading-v0",
+        "Trading-v1",
     ]
 
 

@@ -102,8 +102,8 @@ def test_python_dash_m_version() -> None:
 
 
 def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
-    # the spec's finance ids, in its order; the ids added since (each learnable -v1 right after
-    # its -v0, MarketDiscrete-v0 last) are tested with their envs
+    # the spec's finance ids, in its order; each learnable -v1 id right after its -v0, with
+    # the same entry points and kwargs of its own; the other ids added since come last
     spec_ids = [
         "Trading-v0",
         "Portfolio-v0",
@@ -112,13 +112,22 @@ def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
         "Market-v0",
         "LimitOrderBook-v0",
     ]
-    ids = [s.id for s in sekai.all_specs()[5:] if s.id in spec_ids]
-    assert ids == spec_ids
+    all_ids = [s.id for s in sekai.all_specs()]
+    assert [i for i in all_ids[5:] if i in spec_ids] == spec_ids
     vector = {"Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0", "Market-v0"}
-    for env_id in ids:
+    for env_id in spec_ids:
         spec = sekai.spec(env_id)
         assert spec.max_episode_steps is None and spec.kwargs == {}
         assert (spec.vector_entry_point is not None) == (env_id in vector)
+        learnable = env_id.replace("-v0", "-v1")
+        if learnable in all_ids:
+            assert all_ids.index(learnable) == all_ids.index(env_id) + 1
+            v1 = sekai.spec(learnable)
+            assert (v1.entry_point, v1.vector_entry_point) == (
+                spec.entry_point,
+                spec.vector_entry_point,
+            )
+            assert v1.max_episode_steps is None and v1.kwargs
     assert sekai.spec("Market-v0").entry_point == "sekai.envs.finance.market_env:MarketEnv"
     assert sekai.spec("Market-v0").vector_entry_point == "sekai.envs.finance.vector:MarketVecEnv"
     assert sekai.spec("LimitOrderBook-v0").entry_point == (

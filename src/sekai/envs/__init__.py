@@ -77,10 +77,29 @@ register(
     renderer=f"{_FINANCE}.trading:TradingRenderer",
 )
 register(
+    "Trading-v1",
+    f"{_FINANCE}.trading:TradingEnv",
+    vector_entry_point=f"{_FINANCE}.vector:TradingVecEnv",
+    renderer=f"{_FINANCE}.trading:TradingRenderer",
+    kwargs={"observation": "auto", "reward_mode": "auto", "random_start": True},
+)
+register(
     "Portfolio-v0",
     f"{_FINANCE}.portfolio:PortfolioEnv",
     vector_entry_point=f"{_FINANCE}.vector:PortfolioVecEnv",
     renderer=f"{_FINANCE}.portfolio:PortfolioRenderer",
+)
+register(
+    "Portfolio-v1",
+    f"{_FINANCE}.portfolio:PortfolioEnv",
+    vector_entry_point=f"{_FINANCE}.vector:PortfolioVecEnv",
+    renderer=f"{_FINANCE}.portfolio:PortfolioRenderer",
+    kwargs={
+        "action_mode": "logits",
+        "observation": "auto",
+        "reward_mode": "auto",
+        "random_start": True,
+    },
 )
 register(
     "MarketMaking-v0",

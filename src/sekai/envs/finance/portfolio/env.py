@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -11,16 +12,38 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_int, episode_ended
-from sekai.envs.finance.windowed.env import WindowedEnv, row_sum, simulated_prices
+from sekai.envs.finance.windowed.env import LearnableWindowedEnv, row_sum, simulated_prices
+from sekai.envs.finance.windowed.growth import GBMGrowth, best_constant_weights
+from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import GBM, MarketModel, random_correlation, simulate_gbm
 from sekai.spaces import Box, Dict
+from sekai.utils.validation import check_choice
 
-__all__ = ["PortfolioEnv", "cash_weights"]
+__all__ = ["LOGIT_SCALE", "PortfolioEnv", "cash_weights"]
 
 _INF = float("inf")
 _DEFAULT_ASSETS = 5
+_FLOOR = 1e-12
+#: ``action_mode="logits"``: asset weights are ``softmax(LOGIT_SCALE * action[:-1])``.
+LOGIT_SCALE = 3.0
+
+
+class LearningScales(NamedTuple):
+    """The scales of the learnable settings for the current market parameters.
+
+    ``returns``: each asset's per-step log-return volatility (float32, what ``"scaled"``
+    observations divide by); ``reward``: what ``"relative"`` (the equal-weight benchmark's
+    per-step volatility) or ``"expected"`` (its square) rewards divide by; ``growth``: the
+    GBM's one-step return moments for ``"expected"`` and ``benchmark`` the equal-weight
+    benchmark's expected log return (0 where unused).
+    """
+
+    returns: NDArray[np.float32]
+    reward: float
+    growth: GBMGrowth | None
+    benchmark: float
 
 
 def cash_weights(shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -30,7 +53,7 @@ def cash_weights(shape: tuple[int, ...]) -> NDArray[np.float64]:
     return weights
 
 
-class PortfolioEnv(WindowedEnv):
+class PortfolioEnv(LearnableWindowedEnv):
     """Rebalance ``n_assets`` assets and cash to target weights every step.
 
     Long-only, the action scores assets and cash (last) and is normalised to weights; with
@@ -38,6 +61,16 @@ class PortfolioEnv(WindowedEnv):
     the rest). Rebalancing costs ``cost_model(trades)``; equity then grows by
     ``(1 - cost)(1 + target·r)``. Observation: ``returns`` (the last ``lookback`` rows of log
     returns) and the drifted ``weights`` (cash last).
+
+    The learnable settings (``Portfolio-v1``; see ``sekai.envs.finance.windowed.learning``):
+    ``action_mode="logits"`` takes an action in ``[-1, 1]^(n+1)``: the asset weights are
+    ``softmax(LOGIT_SCALE * action[:-1])`` scaled by ``1 - cash`` with the cash weight
+    ``max(0, -action[-1])``, so the action 0 is the equal-weight portfolio.
+    ``observation="state"`` observes ``weights`` and ``time_left`` only, ``"scaled"`` adds
+    the log returns divided by each asset's per-step volatility; ``reward_mode="relative"``
+    is the log return in excess of the equal-weight benchmark's and ``"expected"`` its
+    expectation given the weights and the cost, both on unit scale; ``random_start`` draws
+    the first weights uniformly from the simplex (assets and cash).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -61,6 +94,10 @@ class PortfolioEnv(WindowedEnv):
         reward: RewardFunction | None = None,
         sampler: Any = "random",
         capital: float = 1_000_000.0,
+        action_mode: str = "scores",
+        observation: str = "returns",
+        reward_mode: str = "realised",
+        random_start: bool = False,
     ) -> None:
         self._setup(
             prices=prices,
@@ -97,15 +134,35 @@ class PortfolioEnv(WindowedEnv):
         self.mu: NDArray[np.float64] = gbm.mu
         self.sigma: NDArray[np.float64] = gbm.sigma
         self.corr: NDArray[np.float64] | None = gbm.corr
+        self._action_mode = check_choice(action_mode, "action_mode", ("scores", "logits"))
+        if self._action_mode == "logits" and self.allow_short:
+            raise ValueError(
+                "action_mode='logits' gives long-only weights; it needs allow_short=False, "
+                "got allow_short=True."
+            )
+        self._setup_learning(
+            observation=observation,
+            reward_mode=reward_mode,
+            random_start=random_start,
+            reward=reward,
+        )
+        self._constants: tuple[tuple[Any, ...], LearningScales] | None = None
+        self._best: tuple[tuple[Any, ...], NDArray[np.float64]] | None = None
         low = -_INF if self.allow_short else 0.0
         high = _INF if self.allow_short else 1.0
+        spaces = {
+            "returns": Box(-_INF, _INF, shape=(self._lookback, n), dtype=np.float32),
+            "weights": Box(low, high, shape=(n + 1,), dtype=np.float32),
+            "time_left": Box(0.0, 1.0, shape=(1,), dtype=np.float32),
+        }
+        mode = self._learning.observation
+        keys = {"returns": ("returns", "weights"), "state": ("weights", "time_left")}
         self.observation_space = Dict(
-            {
-                "returns": Box(-_INF, _INF, shape=(self._lookback, n), dtype=np.float32),
-                "weights": Box(low, high, shape=(n + 1,), dtype=np.float32),
-            }
+            {key: spaces[key] for key in keys.get(mode, ("returns", "weights", "time_left"))}
         )
-        if self.allow_short:
+        if self._action_mode == "logits":
+            self.action_space = Box(-1.0, 1.0, shape=(n + 1,), dtype=np.float32)
+        elif self.allow_short:
             self.action_space = Box(-1.0, 1.0, shape=(n,), dtype=np.float32)
         else:
             self.action_space = Box(0.0, 1.0, shape=(n + 1,), dtype=np.float32)
@@ -123,6 +180,8 @@ class PortfolioEnv(WindowedEnv):
         scores = array.astype(np.float64)
         if not np.isfinite(scores).all():
             raise InvalidAction(action, self.action_space)
+        if self._action_mode == "logits":
+            return _softmax_weights(scores)
         if not self.allow_short:
             scores = np.maximum(scores, 0.0)
             total = row_sum(scores)
@@ -138,6 +197,133 @@ class PortfolioEnv(WindowedEnv):
         weights[:-1] = scores
         weights[-1] = 1.0 - row_sum(scores)
         return weights
+
+    @property
+    def action_mode(self) -> str:
+        """How an action gives weights: ``"scores"`` or ``"logits"`` (read-only)."""
+        return self._action_mode
+
+    def _own_gbm(self) -> tuple[Any, Any, Any, float]:
+        return self.mu, self.sigma, self.corr, self.dt
+
+    def _gbm_growth(self) -> GBMGrowth | None:
+        """The one-step returns of the env's GBM (None for a history or another model)."""
+        gbm = self._gbm_parameters()
+        return None if gbm is None else GBMGrowth.of(*gbm)
+
+    def _learning_scales(self) -> LearningScales:
+        """The ``LearningScales`` of the current parameters (recomputed when one changes)."""
+        key = (self.mu, self.sigma, self.corr, self.dt, self.model)
+        cached = self._constants
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        n = self.n_assets
+        equal = np.full(n, 1.0 / n)
+        growth = self._gbm_growth()
+        benchmark = 0.0
+        if growth is None:
+            log_returns = self._log_return_sample()
+            volatility = sample_std(log_returns)
+            bench = np.log1p(np.expm1(log_returns).mean(axis=1))
+            scale = float(sample_std(bench[:, None])[0])
+        else:
+            volatility = growth.sigma * np.sqrt(growth.dt)
+            volatility = np.where(volatility > 0.0, volatility, 1.0)
+            variance = float(equal @ growth.covariance @ equal) * growth.dt
+            scale = float(np.sqrt(variance)) if variance > 0.0 else 1.0
+            if self._learning.reward_mode == "expected":
+                benchmark = float(growth.log_growth(equal))
+            else:
+                growth = None
+        reward = scale**2 if self._learning.reward_mode == "expected" else scale
+        scales = LearningScales(volatility.astype(np.float32), reward, growth, benchmark)
+        self._constants = (key, scales)
+        return scales
+
+    def best_constant_weights(self) -> NDArray[np.float64]:
+        """The long-only constant weights ``(n+1,)`` (cash last) of ``"best_constant"``.
+
+        Maximise the expected episode log growth of rebalancing to them at every step under
+        the env's GBM, the cost of every rebalance counted (the first from cash, or from
+        uniform random weights with ``random_start``); see ``growth.best_constant_weights``.
+        Needs a GBM with known parameters and a cost model that needs no context
+        (``ValueError`` otherwise). Cached per parameter set.
+        """
+        gbm = self._gbm_parameters()
+        if gbm is None or self.cost_model.requires:
+            raise ValueError(
+                "best constant weights need a simulated GBM market with known parameters and "
+                "a cost model that needs no context."
+            )
+        key = (*gbm, self.cost_model, self._learning.random_start)
+        cached = self._best
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1].copy()
+        weights, _ = best_constant_weights(
+            GBMGrowth.of(*gbm),
+            self.cost_model,
+            self._episode_length,
+            random_start=self._learning.random_start,
+        )
+        self._best = (key, weights)
+        return weights.copy()
+
+    def weights_to_action(self, weights: Any) -> NDArray[np.float32]:
+        """An action giving the long-only ``weights (n+1,)`` (cash last) in this action mode.
+
+        ``"scores"``: the weights themselves (the asset weights with ``allow_short``).
+        ``"logits"``: cash ``-w_cash``; asset logits ``log(w_i) / LOGIT_SCALE`` centred on 0,
+        those below ``exp(-2 LOGIT_SCALE)`` times the largest weight raised to it (the
+        smallest ratio the action reaches).
+        """
+        w = np.asarray(weights, dtype=np.float64)
+        if self._action_mode == "scores":
+            return (w[:-1] if self.allow_short else w).astype(np.float32)
+        assets = w[:-1]
+        floor = np.exp(-2.0 * LOGIT_SCALE) * assets.max()
+        logits = np.log(np.maximum(assets, floor)) / LOGIT_SCALE if floor > 0 else 0 * assets
+        logits = logits - 0.5 * (logits.max() + logits.min())
+        action = np.empty(len(w), dtype=np.float32)
+        action[:-1] = np.clip(logits, -1.0, 1.0)
+        action[-1] = -w[-1]
+        return action
+
+    def reference_policies(self) -> dict[str, Callable[[Any], Any]]:
+        """Named reference policies: observation (or batch of them) to action (actions).
+
+        ``"equal_weight"``: weight ``1/n`` on every asset, no cash, at every step.
+        ``"best_constant"`` (a simulated GBM market with known parameters and a cost model
+        that needs no context): rebalance every step to ``best_constant_weights()``, the
+        long-only weights whose expected episode log growth, costs included, is the largest.
+        The env's log-return reward summed over an episode is the log growth of equity (and
+        the ``"relative"`` and ``"expected"`` rewards are affine in it with policy-free
+        terms), so among constant weights this maximises the expected episode reward.
+        """
+        n = self.n_assets
+        equal = np.full(n + 1, 1.0 / n)
+        equal[-1] = 0.0
+        policies = {"equal_weight": _constant_policy(self.weights_to_action(equal))}
+        if self._gbm_parameters() is not None and not self.cost_model.requires:
+            best = self.best_constant_weights()
+            policies["best_constant"] = _constant_policy(self.weights_to_action(best))
+        return policies
+
+    def _expected_log_growth(self, assets: NDArray[np.float64], gross: float, cost: float) -> float:
+        """The ``"expected"`` reward of rebalancing to ``assets`` at ``cost``: the log return's
+        expectation, ``log(1 - cost) + E[w·r] - E[(w·r)^2]/2`` plus the realised third-order
+        remainder ``log(gross) - y + y^2/2`` (``y = w·r``, mean ~ 0 and noise of third order in
+        the volatility), less the benchmark's expected log return, over the reward scale."""
+        scales = self._learning_scales()
+        growth = scales.growth
+        assert growth is not None
+        y = gross - 1.0
+        remainder = float(np.log(max(gross, _FLOOR))) - y + 0.5 * y * y
+        first = row_sum(assets * growth.mean)
+        second = growth.second
+        moved = np.array([row_sum(second[i] * assets) for i in range(len(assets))])
+        kept = float(np.log(max(1.0 - cost, _FLOOR)))
+        excess = kept + remainder + (first - 0.5 * row_sum(assets * moved)) - scales.benchmark
+        return float(excess / scales.reward)
 
     def _simulate(self) -> NDArray[np.float64]:
         steps = self._window - 1
@@ -155,10 +341,18 @@ class PortfolioEnv(WindowedEnv):
 
     def _observation(self) -> dict[str, NDArray[np.float32]]:
         t = self.elapsed_steps
-        return {
-            "returns": self._log_returns32[t : t + self._lookback].copy(),
-            "weights": self.weights.astype(np.float32),
-        }
+        mode = self._learning.observation
+        weights = self.weights.astype(np.float32)
+        if mode == "returns":
+            return {
+                "returns": self._log_returns32[t : t + self._lookback].copy(),
+                "weights": weights,
+            }
+        time_left = np.array([self._time_left()], dtype=np.float32)
+        if mode == "state":
+            return {"weights": weights, "time_left": time_left}
+        returns = self._log_returns32[t : t + self._lookback] / self._learning_scales().returns
+        return {"returns": returns, "weights": weights, "time_left": time_left}
 
     def _info(self, turnover: float, cost: float, returns: NDArray[np.float64]) -> dict[str, Any]:
         value = self.portfolio_value
@@ -176,11 +370,16 @@ class PortfolioEnv(WindowedEnv):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[dict[str, NDArray[np.float32]]]:
-        """Start in cash with value 1 on a new window (``options={"start": row or time}``)."""
+        """Start in cash (or, with ``random_start``, at weights drawn uniformly from the
+        simplex) with value 1 on a new window (``options={"start": row or time}``)."""
         check_reset_options(self, options, ("start",))
         self._set_rng(seed)
         self._start_episode(options)
-        self.weights = cash_weights((self.n_assets + 1,))
+        if self._learning.random_start:
+            draws = self.rng.standard_exponential(self.n_assets + 1)
+            self.weights = draws / row_sum(draws)
+        else:
+            self.weights = cash_weights((self.n_assets + 1,))
         self.portfolio_value = 1.0
         return ResetResult(self._observation(), self._info(0.0, 0.0, np.zeros(self.n_assets)))
 
@@ -201,6 +400,9 @@ class PortfolioEnv(WindowedEnv):
         r = path[i + 1] / path[i] - 1.0
         gross = 1.0 + float(target[:-1] @ r)
         growth = 0.0 if cost >= 1.0 else (1.0 - cost) * gross
+        mode = self._learning.reward_mode
+        if mode == "expected":
+            expected = self._expected_log_growth(target[:-1], gross, cost)
         if growth > 0.0:
             drifted = target.copy()
             drifted[:-1] *= 1.0 + r
@@ -211,14 +413,44 @@ class PortfolioEnv(WindowedEnv):
             new_value = 0.0
         self.portfolio_value = new_value
         self.elapsed_steps = t + 1
-        reward = self._reward_fn(
-            StepOutcome.from_growth(
-                growth, equity=new_value, turnover=turnover, cost=cost, previous_equity=value
-            )
+        outcome = StepOutcome.from_growth(
+            growth, equity=new_value, turnover=turnover, cost=cost, previous_equity=value
         )
+        if mode == "realised":
+            reward = self._reward_fn(outcome)
+        elif mode == "relative":
+            benchmark = float(np.log(1.0 + row_sum(r) / self.n_assets))
+            reward = (outcome.log_return - benchmark) / self._learning_scales().reward
+        else:
+            reward = expected
         terminated = growth <= 0.0
         truncated = not terminated and t + 1 >= self._episode_length
         self._done = terminated or truncated
         return StepResult(
             self._observation(), float(reward), terminated, truncated, self._info(turnover, cost, r)
         )
+
+
+def _softmax_weights(action: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The ``"logits"`` weights ``(n+1,)`` of an action (see ``PortfolioEnv``)."""
+    clipped = np.clip(action, -1.0, 1.0)
+    logits = clipped[:-1] * LOGIT_SCALE
+    logits -= logits.max()
+    exp = np.exp(logits)
+    cash = max(0.0, -float(clipped[-1]))
+    weights = np.empty(len(action))
+    weights[:-1] = exp / row_sum(exp) * (1.0 - cash)
+    weights[-1] = cash
+    return weights
+
+
+def _constant_policy(action: NDArray[np.float32]) -> Callable[[Any], Any]:
+    """The policy taking ``action`` for one observation, or for each of a batch."""
+
+    def policy(observation: Any) -> Any:
+        weights = np.asarray(observation["weights"])
+        if weights.ndim == 1:
+            return action.copy()
+        return np.tile(action, (weights.shape[0], 1))
+
+    return policy

@@ -7,21 +7,23 @@ order NumPy sums one sub-env's row, so each sub-env's numbers are its single env
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance.portfolio.env import PortfolioEnv, cash_weights
-from sekai.envs.finance.windowed.env import simulated_prices
-from sekai.envs.finance.windowed.vector import SHAPE_READ_ONLY, WindowedVecEnv
+from sekai.envs.finance.portfolio.env import LOGIT_SCALE, PortfolioEnv, cash_weights
+from sekai.envs.finance.windowed.env import row_sum, simulated_prices
+from sekai.envs.finance.windowed.vector import LEARNING_READ_ONLY, SHAPE_READ_ONLY, WindowedVecEnv
 from sekai.error import InvalidAction
 from sekai.finance.rewards import StepOutcome
 from sekai.finance.simulators import GBM
 from sekai.vector.template import Param
 
 __all__ = ["PortfolioVecEnv"]
+
+_FLOOR = 1e-12
 
 
 def _column_sum(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -54,6 +56,10 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
     corr = Param()
     mu = Param()
     sigma = Param()
+    action_mode = Param(SHAPE_READ_ONLY)
+    observation_mode = Param(SHAPE_READ_ONLY)
+    reward_mode = Param(LEARNING_READ_ONLY)
+    random_start = Param(LEARNING_READ_ONLY)
 
     def _allocate(self) -> None:
         super()._allocate()
@@ -124,6 +130,17 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         """Target weights ``(n+1, N)`` of a batch of actions, transposed (a new array)."""
         template = self.template
         n = template.n_assets
+        if template.action_mode == "logits":
+            scores = self._scores_t(actions, n + 1)
+            np.clip(scores, -1.0, 1.0, out=scores)
+            logits = scores[:-1] * LOGIT_SCALE
+            logits -= logits.max(axis=0)
+            exp = np.exp(logits)
+            cash = np.maximum(0.0, -scores[-1])
+            weights = np.empty((n + 1, self.num_envs))
+            weights[:-1] = exp / _column_sum(exp) * (1.0 - cash)
+            weights[-1] = cash
+            return weights
         if not template.allow_short:
             scores = self._scores_t(actions, n + 1)
             np.maximum(scores, 0.0, out=scores)
@@ -148,9 +165,17 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         """Target weights ``(N, n+1)`` of a batch of actions (the single env's rule per row)."""
         return np.ascontiguousarray(self._target_weights_t(actions).T)
 
+    def reference_policies(self) -> dict[str, Callable[[Any], Any]]:
+        """The single env's reference policies (each takes a batch of observations)."""
+        return self.template.reference_policies()
+
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         self._reset_windows(indices, options)
-        self._weights_t[:, indices] = cash_weights((self.n_assets + 1,))[:, None]
+        if self.template.random_start:
+            draws = self.rng.standard_exponential((len(indices), self.n_assets + 1))
+            self._weights_t[:, indices] = (draws / row_sum(draws)[:, None]).T
+        else:
+            self._weights_t[:, indices] = cash_weights((self.n_assets + 1,))[:, None]
         self.portfolio_value = self.portfolio_value.copy()
         self.portfolio_value[indices] = 1.0
 
@@ -179,10 +204,35 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         }
 
     def _observe(self) -> dict[str, NDArray[np.float32]]:
-        return {
-            "returns": self._observed_windows(),
-            "weights": self._weights_t.T.astype(np.float32, order="C"),
-        }
+        template = self.template
+        mode = template.observation_mode
+        weights = self._weights_t.T.astype(np.float32, order="C")
+        if mode == "returns":
+            return {"returns": self._observed_windows(), "weights": weights}
+        length = template.episode_length
+        time_left = ((length - self._t) / length).astype(np.float32)[:, None]
+        if mode == "state":
+            return {"weights": weights, "time_left": time_left}
+        returns = self._observed_windows() / template._learning_scales().returns
+        return {"returns": returns, "weights": weights, "time_left": time_left}
+
+    def _expected_log_growth(
+        self, assets_t: NDArray[np.float64], gross: NDArray[np.float64], cost: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """The ``"expected"`` rewards of rebalancing to ``assets_t (n, N)`` (the single env's
+        ``_expected_log_growth`` per sub-env)."""
+        scales = self.template._learning_scales()
+        growth = scales.growth
+        assert growth is not None
+        y = gross - 1.0
+        remainder = np.log(np.maximum(gross, _FLOOR)) - y + 0.5 * y * y
+        first = _column_sum(assets_t * growth.mean[:, None])
+        second = growth.second
+        moved = np.stack([_column_sum(second[i][:, None] * assets_t) for i in range(len(assets_t))])
+        kept = np.log(np.maximum(1.0 - cost, _FLOOR))
+        excess = kept + remainder + (first - 0.5 * _column_sum(assets_t * moved)) - scales.benchmark
+        result: NDArray[np.float64] = excess / scales.reward
+        return result
 
     def _step(
         self, actions: Any
@@ -204,6 +254,9 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         invested = np.ascontiguousarray(target[:-1].T)[:, None, :]
         gross = np.matmul(invested, r[:, :, None])[:, 0, 0]
         gross += 1.0
+        mode = template.reward_mode
+        if mode == "expected":
+            expected = self._expected_log_growth(target[:-1], gross, cost)
         growth = 1.0 - cost
         growth *= gross
         growth[cost >= 1.0] = 0.0
@@ -226,11 +279,16 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         else:
             t = t + 1
         self._weights_t, self.portfolio_value, self._t = new_weights, new_value, t
-        rewards = template.reward_fn(
-            StepOutcome.from_growth(
-                growth, equity=new_value, turnover=turnover, cost=cost, previous_equity=value
-            )
+        outcome = StepOutcome.from_growth(
+            growth, equity=new_value, turnover=turnover, cost=cost, previous_equity=value
         )
+        if mode == "realised":
+            rewards = template.reward_fn(outcome)
+        elif mode == "relative":
+            benchmark = np.log(1.0 + row_sum(r) / template.n_assets)
+            rewards = (outcome.log_return - benchmark) / template._learning_scales().reward
+        else:
+            rewards = expected
         terminated = growth <= 0.0
         truncated = (t >= template.episode_length) & ~terminated
         infos = {

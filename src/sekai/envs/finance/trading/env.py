@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -11,7 +12,9 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, episode_ended
-from sekai.envs.finance.windowed.env import WindowedEnv, real_sequence, simulated_prices
+from sekai.envs.finance.windowed.env import LearnableWindowedEnv, real_sequence, simulated_prices
+from sekai.envs.finance.windowed.growth import expected_log_growth_1d
+from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import MarketModel, simulate_gbm
@@ -20,7 +23,22 @@ from sekai.spaces import Box, Discrete
 __all__ = ["TradingEnv"]
 
 _INF = float("inf")
+_FLOOR = 1e-12
 _from_growth = StepOutcome.from_growth
+
+
+class LearningScales(NamedTuple):
+    """The scales of the learnable settings for the current market parameters.
+
+    ``returns``: the per-step volatility of the log returns (float32, what ``"scaled"``
+    observations divide by); ``reward``: what ``"relative"`` (the volatility) or
+    ``"expected"`` (its square) rewards divide by; ``growth``: the expected log return of
+    each position for ``"expected"`` (else None).
+    """
+
+    returns: np.float32
+    reward: float
+    growth: NDArray[np.float64] | None
 
 
 def _position_bounds(positions: NDArray[np.float64]) -> tuple[float, float]:
@@ -30,7 +48,19 @@ def _position_bounds(positions: NDArray[np.float64]) -> tuple[float, float]:
     return low, high
 
 
-class TradingEnv(WindowedEnv):
+def _constant_policy(index: int) -> Callable[[Any], Any]:
+    """The policy choosing action ``index`` for one observation, or for each of a batch."""
+
+    def policy(observation: Any) -> Any:
+        batch = np.asarray(observation)
+        if batch.ndim == 1:
+            return index
+        return np.full(batch.shape[0], index, dtype=np.int64)
+
+    return policy
+
+
+class TradingEnv(LearnableWindowedEnv):
     """Trade one asset by choosing a target position (a weight of equity) each step.
 
     Action ``a`` sets the weight ``positions[a]``; rebalancing from the drifted position costs
@@ -38,6 +68,13 @@ class TradingEnv(WindowedEnv):
     ``(1 - cost)(1 + w·r)``. Observation: the last ``lookback`` log returns, then the drifted
     position. The episode truncates after ``episode_length`` steps and terminates when equity
     is wiped out.
+
+    The learnable settings (``Trading-v1``; see ``sekai.envs.finance.windowed.learning``):
+    ``observation="state"`` observes ``[position, time_left]`` and ``"scaled"`` the log
+    returns divided by their per-step volatility before them; ``reward_mode="relative"`` is
+    the log return in excess of holding the asset (position 1) and ``"expected"`` the
+    expected log return of the step given the position and its cost, both on unit scale;
+    ``random_start`` draws the first position uniformly from ``positions``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -60,6 +97,9 @@ class TradingEnv(WindowedEnv):
         reward: RewardFunction | None = None,
         sampler: Any = "random",
         capital: float = 1_000_000.0,
+        observation: str = "returns",
+        reward_mode: str = "realised",
+        random_start: bool = False,
     ) -> None:
         self.positions = positions
         self.mu = check_float(mu, "mu")
@@ -79,12 +119,24 @@ class TradingEnv(WindowedEnv):
         )
         if model is not None and model.n_assets != 1:
             raise ValueError(f"Trading-v0 trades one asset; the model has {model.n_assets}.")
-        n_obs = self._lookback + 1
+        self._setup_learning(
+            observation=observation,
+            reward_mode=reward_mode,
+            random_start=random_start,
+            reward=reward,
+        )
+        self._constants: tuple[tuple[Any, ...], LearningScales] | None = None
+        mode = self._learning.observation
+        n_returns = 0 if mode == "state" else self._lookback
         low, high = _position_bounds(self._positions)
+        lows, highs = [-_INF] * n_returns + [low], [_INF] * n_returns + [high]
+        if mode != "returns":
+            lows.append(0.0)
+            highs.append(1.0)
         self.observation_space = Box(
-            np.array([-_INF] * self._lookback + [low], dtype=np.float32),
-            np.array([_INF] * self._lookback + [high], dtype=np.float32),
-            shape=(n_obs,),
+            np.array(lows, dtype=np.float32),
+            np.array(highs, dtype=np.float32),
+            shape=(len(lows),),
             dtype=np.float32,
         )
         self.action_space = Discrete(len(self._positions))
@@ -111,6 +163,57 @@ class TradingEnv(WindowedEnv):
         self._check_started()
         return self._path_list[self._lookback + self.elapsed_steps]
 
+    def _own_gbm(self) -> tuple[Any, Any, Any, float]:
+        return self.mu, self.sigma, None, self.dt
+
+    def _learning_scales(self) -> LearningScales:
+        """The ``LearningScales`` of the current parameters (recomputed when one changes)."""
+        key = (self.mu, self.sigma, self.dt, self._positions, self.model)
+        cached = self._constants
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        gbm = self._gbm_parameters()
+        growth = None
+        if gbm is None:
+            volatility = float(sample_std(self._log_return_sample())[0])
+        else:
+            sigma = float(np.reshape(gbm[1], -1)[0])
+            volatility = sigma * float(np.sqrt(gbm[3])) if sigma > 0.0 else 1.0
+            if self._learning.reward_mode == "expected":
+                growth = self._growth_table()
+        reward = volatility**2 if self._learning.reward_mode == "expected" else volatility
+        scales = LearningScales(np.float32(volatility), reward, growth)
+        self._constants = (key, scales)
+        return scales
+
+    def reference_policies(self) -> dict[str, Callable[[Any], Any]]:
+        """Named reference policies: observation (or batch of them) to action index (indices).
+
+        ``"growth_optimal"`` (a simulated GBM market with known parameters): always the
+        position ``p`` of ``positions`` with the largest expected log return per step,
+        ``E[log(1 + p r)]``, the Kelly fraction ``mu / sigma^2`` clipped to the allowed
+        positions (the nearest one in continuous time; always long when ``mu / sigma^2 > 1``
+        and ``positions`` are ``(-1, 0, 1)``). The env's log-return reward summed over an
+        episode is the log growth of equity, so this maximises its expectation up to the costs
+        of rebalancing a drifting position, and of the one trade into it, which is repaid
+        within a few steps. ``"flat"`` (where 0 is a position): always position 0, reward 0.
+        """
+        policies: dict[str, Callable[[Any], Any]] = {}
+        if self._gbm_parameters() is not None:
+            best = int(np.argmax(self._growth_table()))
+            policies["growth_optimal"] = _constant_policy(best)
+        zero = np.nonzero(self._positions == 0.0)[0]
+        if len(zero):
+            policies["flat"] = _constant_policy(int(zero[0]))
+        return policies
+
+    def _growth_table(self) -> NDArray[np.float64]:
+        """``E[log(1 + p r)]`` of each position under the env's GBM."""
+        gbm = self._gbm_parameters()
+        assert gbm is not None
+        mu, sigma = (float(np.reshape(v, -1)[0]) for v in gbm[:2])
+        return expected_log_growth_1d(self._positions, mu, sigma, gbm[3])
+
     def _simulate(self) -> NDArray[np.float64]:
         steps = self._window - 1
         if self.model is not None:
@@ -120,9 +223,18 @@ class TradingEnv(WindowedEnv):
     def _observation(self) -> NDArray[np.float32]:
         lookback = self._lookback
         t = self.elapsed_steps
-        obs = np.empty(lookback + 1, dtype=np.float32)
-        obs[:lookback] = self._log_returns32[t : t + lookback]
+        mode = self._learning.observation
+        if mode == "returns":
+            obs = np.empty(lookback + 1, dtype=np.float32)
+            obs[:lookback] = self._log_returns32[t : t + lookback]
+            obs[lookback] = self.position
+            return obs
+        if mode == "state":
+            return np.array([self.position, self._time_left()], dtype=np.float32)
+        obs = np.empty(lookback + 2, dtype=np.float32)
+        obs[:lookback] = self._log_returns32[t : t + lookback] / self._learning_scales().returns
         obs[lookback] = self.position
+        obs[lookback + 1] = self._time_left()
         return obs
 
     def _info(self, asset_return: float, cost: float, turnover: float) -> dict[str, Any]:
@@ -141,12 +253,16 @@ class TradingEnv(WindowedEnv):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
-        """Start flat with equity 1 on a new window (``options={"start": row or time}``)."""
+        """Start flat (or, with ``random_start``, at a position drawn uniformly from
+        ``positions``) with equity 1 on a new window (``options={"start": row or time}``)."""
         check_reset_options(self, options, ("start",))
         self._set_rng(seed)
         self._start_episode(options)
         self._path_list = self._path.tolist()
-        self.position = 0.0
+        if self._learning.random_start:
+            self.position = self._position_list[int(self.rng.integers(len(self._positions)))]
+        else:
+            self.position = 0.0
         self.equity = 1.0
         return ResetResult(self._observation(), self._info(0.0, 0.0, 0.0))
 
@@ -179,11 +295,21 @@ class TradingEnv(WindowedEnv):
         self.position = position
         self.equity = new_equity
         self.elapsed_steps = t + 1
-        reward = self._reward_fn(
-            _from_growth(
-                growth, equity=new_equity, turnover=turnover, cost=cost, previous_equity=equity
-            )
+        outcome = _from_growth(
+            growth, equity=new_equity, turnover=turnover, cost=cost, previous_equity=equity
         )
+        mode = self._learning.reward_mode
+        if mode == "realised":
+            reward = self._reward_fn(outcome)
+        else:
+            scales = self._learning_scales()
+            if mode == "relative":
+                excess = outcome.log_return - float(np.log(1.0 + r))
+            else:
+                assert scales.growth is not None
+                kept = float(np.log(max(1.0 - cost, _FLOOR)))
+                excess = kept + float(scales.growth[action])
+            reward = excess / scales.reward
         terminated = growth <= 0.0
         truncated = not terminated and t + 1 >= self._episode_length
         self._done = terminated or truncated

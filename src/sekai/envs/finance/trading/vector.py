@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -10,13 +10,15 @@ from numpy.typing import NDArray
 
 from sekai.envs.finance.trading.env import TradingEnv
 from sekai.envs.finance.windowed.env import simulated_prices
-from sekai.envs.finance.windowed.vector import WindowedVecEnv
+from sekai.envs.finance.windowed.vector import LEARNING_READ_ONLY, SHAPE_READ_ONLY, WindowedVecEnv
 from sekai.error import InvalidAction
 from sekai.finance.rewards import StepOutcome
 from sekai.finance.simulators import GBM
 from sekai.vector.template import Param, replace_rows
 
 __all__ = ["TradingVecEnv"]
+
+_FLOOR = 1e-12
 
 
 class TradingVecEnv(WindowedVecEnv[TradingEnv]):
@@ -32,6 +34,9 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     s0 = Param()
     mu = Param()
     sigma = Param()
+    observation_mode = Param(SHAPE_READ_ONLY)
+    reward_mode = Param(LEARNING_READ_ONLY)
+    random_start = Param(LEARNING_READ_ONLY)
 
     def _allocate(self) -> None:
         super()._allocate()
@@ -55,9 +60,19 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
         self._check_started()
         return self._paths.reshape(-1).take(self._path_rows + self._t)
 
+    def reference_policies(self) -> dict[str, Callable[[Any], Any]]:
+        """The single env's reference policies (each takes a batch of observations)."""
+        return self.template.reference_policies()
+
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         self._reset_windows(indices, options)
-        self.position = replace_rows(self.position, indices, 0.0)
+        template = self.template
+        start: Any = 0.0
+        if template.random_start:
+            start = template.positions.take(
+                self.rng.integers(len(template.positions), size=len(indices))
+            )
+        self.position = replace_rows(self.position, indices, start)
         self.equity = replace_rows(self.equity, indices, 1.0)
 
     def _reset_infos(self, indices: NDArray[np.intp]) -> dict[str, NDArray[Any]]:
@@ -75,10 +90,24 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
         }
 
     def _observe(self) -> NDArray[np.float32]:
-        lookback = self.template.lookback
-        obs = np.empty((self.num_envs, lookback + 1), np.float32)
-        obs[:, :lookback] = self._observed_windows()
+        template = self.template
+        lookback = template.lookback
+        mode = template.observation_mode
+        if mode == "returns":
+            obs = np.empty((self.num_envs, lookback + 1), np.float32)
+            obs[:, :lookback] = self._observed_windows()
+            obs[:, lookback] = self.position
+            return obs
+        time_left = (template.episode_length - self._t) / template.episode_length
+        if mode == "state":
+            obs = np.empty((self.num_envs, 2), np.float32)
+            obs[:, 0] = self.position
+            obs[:, 1] = time_left
+            return obs
+        obs = np.empty((self.num_envs, lookback + 2), np.float32)
+        obs[:, :lookback] = self._observed_windows() / template._learning_scales().returns
         obs[:, lookback] = self.position
+        obs[:, lookback + 1] = time_left
         return obs
 
     def _actions(self, actions: Any) -> NDArray[np.intp]:
@@ -101,7 +130,8 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, NDArray[Any]]]:
         template = self.template
-        target = template.positions.take(self._actions(actions))
+        indices = self._actions(actions)
+        target = template.positions.take(indices)
         position, equity = self.position, self.equity
         steps = self._decision_steps()
         trade = target - position
@@ -134,11 +164,20 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
             t = t + 1
         turnover = np.abs(trade)
         self.position, self.equity, self._t = new_position, new_equity, t
-        rewards = template.reward_fn(
-            StepOutcome.from_growth(
-                growth, equity=new_equity, turnover=turnover, cost=cost, previous_equity=equity
-            )
+        outcome = StepOutcome.from_growth(
+            growth, equity=new_equity, turnover=turnover, cost=cost, previous_equity=equity
         )
+        mode = template.reward_mode
+        if mode == "realised":
+            rewards = template.reward_fn(outcome)
+        else:
+            scales = template._learning_scales()
+            if mode == "relative":
+                excess = outcome.log_return - np.log(1.0 + r)
+            else:
+                assert scales.growth is not None
+                excess = np.log(np.maximum(1.0 - cost, _FLOOR)) + scales.growth.take(indices)
+            rewards = excess / scales.reward
         terminated = growth <= 0.0
         truncated = (t >= template.episode_length) & ~terminated
         infos = {

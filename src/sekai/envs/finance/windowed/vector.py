@@ -13,12 +13,14 @@ from sekai.envs.finance.windowed.env import WindowedEnv, add_history_context, ch
 from sekai.error import ResetRequired
 from sekai.vector.template import Param, TemplateVecEnv, replace_rows
 
-__all__ = ["SHAPE_READ_ONLY", "WindowedVecEnv"]
+__all__ = ["LEARNING_READ_ONLY", "SHAPE_READ_ONLY", "WindowedVecEnv"]
 
 #: Why a parameter that fixes the shapes of the state arrays is read-only.
 SHAPE_READ_ONLY = "it fixes the shapes of the state arrays"
 _HISTORY_READ_ONLY = "the history is loaded at build"
 _COST_READ_ONLY = "it became cost_model; set cost_model instead"
+#: Why a learnable setting is read-only.
+LEARNING_READ_ONLY = "it is chosen at build"
 
 WindowedT = TypeVar("WindowedT", bound=WindowedEnv)
 
