@@ -192,7 +192,7 @@ def test_expected_reward_has_the_mean_of_the_realised_log_return() -> None:
     realised = PortfolioVecEnv(1000, **kwargs)
     expected.reset(seed=1)
     realised.reset(seed=1)
-    scales = expected.template._learning_scales()
+    scales = expected.template.learning_scales()
     rng = np.random.default_rng(2)
     diffs = []
     for _ in range(60):

@@ -18,6 +18,7 @@ FLAGS = (
     "check_reset_seed",
     "check_determinism",
     "check_async",
+    "check_learnability",
 )
 
 

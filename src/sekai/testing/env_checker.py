@@ -14,6 +14,7 @@ import numpy as np
 
 from sekai.spaces import Box, Discrete, MultiDiscrete, Space
 from sekai.spaces.masking import flatten_action_mask, get_action_mask, supports_action_mask
+from sekai.testing.learnability import action_space_warning, reward_scale_warning
 from sekai.utils.validation import check_int
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class _Checker:
         check_obs_space: bool,
         check_action_space: bool,
         determinism: bool,
+        learnability: bool,
         progress: Callable[[int, int], None] | None,
     ) -> None:
         self.env = env
@@ -102,6 +104,8 @@ class _Checker:
         self.warn = warn
         self.check_obs_space = check_obs_space
         self.check_action_space = check_action_space
+        self.learnability = learnability
+        self.rewards: list[float] = []  # the rollout's finite rewards, kept for learnability
         self.issues: list[str] = []
         self.groups: dict[tuple[str, str], _Group] = {}
         self.masked = supports_action_mask(env)
@@ -363,6 +367,8 @@ class _Checker:
             self.note("reward-nan", "steps", f"Reward from step() at step {i} is NaN.")
         elif math.isinf(reward):
             return 1
+        elif self.learnability:
+            self.rewards.append(float(reward))
         for name in ("terminated", "truncated"):
             flag = getattr(step, name)
             if not isinstance(flag, (bool, np.bool_)):
@@ -373,6 +379,15 @@ class _Checker:
                     f"{type(flag).__name__}; return a bool.",
                 )
         return 0
+
+    def check_learnability(self) -> None:
+        """Warn about an action box and a reward scale that trap learners (``learnability``)."""
+        for message in (
+            action_space_warning(self.action_space),
+            reward_scale_warning(self.rewards),
+        ):
+            if message is not None:
+                self.warning(message)
 
     def check_reset_seed(self) -> None:
         try:
@@ -492,6 +507,7 @@ def check_env(
     check_reset_seed: bool = True,
     check_determinism: bool = False,
     check_async: bool = True,
+    check_learnability: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[str]:
     """Validate that ``env`` correctly implements the sekai ``Env`` API.
@@ -499,6 +515,12 @@ def check_env(
     Returns issue strings prefixed ``"ERROR: "`` or ``"WARNING: "``; ``[]`` means every check
     passed. Exceptions from the env are reported, not raised. The env is reset and stepped, so
     pass a fresh one. The async check is skipped inside a running event loop.
+
+    ``check_learnability`` adds warnings where the env keeps the contract but traps a learner
+    with the usual defaults (``sekai.testing.learnability``): a bounded float ``Box`` action
+    space other than ``[-1, 1]``, and rewards of the random rollout whose root mean square is
+    outside ``[0.01, 100]``. They come after the rollout's grouped warnings and, like every
+    warning, only with ``warn_on_anomaly``.
 
     ``progress``, if given, is called as ``progress(done, total)``: after each env step of the
     random rollout, at its end and at the end of the determinism check, with ``done`` of the
@@ -516,6 +538,7 @@ def check_env(
         ("check_reset_seed", check_reset_seed),
         ("check_determinism", check_determinism),
         ("check_async", check_async),
+        ("check_learnability", check_learnability),
     ):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"check_env {name} must be a bool, got {type(flag).__name__} {flag!r}.")
@@ -530,6 +553,7 @@ def check_env(
         check_obs_space=check_obs_space,
         check_action_space=check_action_space,
         determinism=bool(check_determinism),
+        learnability=bool(check_learnability),
         progress=progress,
     )
     if not checker.check_spaces():
@@ -539,6 +563,8 @@ def check_env(
     if proceed and check_reset_seed:
         checker.check_reset_seed()
     checker.flush_groups()
+    if check_learnability:
+        checker.check_learnability()
     if not proceed:
         return checker.issues
     if check_determinism:

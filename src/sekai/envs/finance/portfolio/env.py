@@ -211,7 +211,7 @@ class PortfolioEnv(LearnableWindowedEnv):
         gbm = self._gbm_parameters()
         return None if gbm is None else GBMGrowth.of(*gbm)
 
-    def _learning_scales(self) -> LearningScales:
+    def learning_scales(self) -> LearningScales:
         """The ``LearningScales`` of the current parameters (recomputed when one changes)."""
         key = (self.mu, self.sigma, self.corr, self.dt, self.model)
         cached = self._constants
@@ -313,7 +313,7 @@ class PortfolioEnv(LearnableWindowedEnv):
         expectation, ``log(1 - cost) + E[w·r] - E[(w·r)^2]/2`` plus the realised third-order
         remainder ``log(gross) - y + y^2/2`` (``y = w·r``, mean ~ 0 and noise of third order in
         the volatility), less the benchmark's expected log return, over the reward scale."""
-        scales = self._learning_scales()
+        scales = self.learning_scales()
         growth = scales.growth
         assert growth is not None
         y = gross - 1.0
@@ -351,7 +351,7 @@ class PortfolioEnv(LearnableWindowedEnv):
         time_left = np.array([self._time_left()], dtype=np.float32)
         if mode == "state":
             return {"weights": weights, "time_left": time_left}
-        returns = self._log_returns32[t : t + self._lookback] / self._learning_scales().returns
+        returns = self._log_returns32[t : t + self._lookback] / self.learning_scales().returns
         return {"returns": returns, "weights": weights, "time_left": time_left}
 
     def _info(self, turnover: float, cost: float, returns: NDArray[np.float64]) -> dict[str, Any]:
@@ -420,7 +420,7 @@ class PortfolioEnv(LearnableWindowedEnv):
             reward = self._reward_fn(outcome)
         elif mode == "relative":
             benchmark = float(np.log(1.0 + row_sum(r) / self.n_assets))
-            reward = (outcome.log_return - benchmark) / self._learning_scales().reward
+            reward = (outcome.log_return - benchmark) / self.learning_scales().reward
         else:
             reward = expected
         terminated = growth <= 0.0

@@ -213,7 +213,7 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
         time_left = ((length - self._t) / length).astype(np.float32)[:, None]
         if mode == "state":
             return {"weights": weights, "time_left": time_left}
-        returns = self._observed_windows() / template._learning_scales().returns
+        returns = self._observed_windows() / template.learning_scales().returns
         return {"returns": returns, "weights": weights, "time_left": time_left}
 
     def _expected_log_growth(
@@ -221,7 +221,7 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
     ) -> NDArray[np.float64]:
         """The ``"expected"`` rewards of rebalancing to ``assets_t (n, N)`` (the single env's
         ``_expected_log_growth`` per sub-env)."""
-        scales = self.template._learning_scales()
+        scales = self.template.learning_scales()
         growth = scales.growth
         assert growth is not None
         y = gross - 1.0
@@ -286,7 +286,7 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
             rewards = template.reward_fn(outcome)
         elif mode == "relative":
             benchmark = np.log(1.0 + row_sum(r) / template.n_assets)
-            rewards = (outcome.log_return - benchmark) / template._learning_scales().reward
+            rewards = (outcome.log_return - benchmark) / template.learning_scales().reward
         else:
             rewards = expected
         terminated = growth <= 0.0

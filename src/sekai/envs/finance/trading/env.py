@@ -166,7 +166,7 @@ class TradingEnv(LearnableWindowedEnv):
     def _own_gbm(self) -> tuple[Any, Any, Any, float]:
         return self.mu, self.sigma, None, self.dt
 
-    def _learning_scales(self) -> LearningScales:
+    def learning_scales(self) -> LearningScales:
         """The ``LearningScales`` of the current parameters (recomputed when one changes)."""
         key = (self.mu, self.sigma, self.dt, self._positions, self.model)
         cached = self._constants
@@ -232,7 +232,7 @@ class TradingEnv(LearnableWindowedEnv):
         if mode == "state":
             return np.array([self.position, self._time_left()], dtype=np.float32)
         obs = np.empty(lookback + 2, dtype=np.float32)
-        obs[:lookback] = self._log_returns32[t : t + lookback] / self._learning_scales().returns
+        obs[:lookback] = self._log_returns32[t : t + lookback] / self.learning_scales().returns
         obs[lookback] = self.position
         obs[lookback + 1] = self._time_left()
         return obs
@@ -302,7 +302,7 @@ class TradingEnv(LearnableWindowedEnv):
         if mode == "realised":
             reward = self._reward_fn(outcome)
         else:
-            scales = self._learning_scales()
+            scales = self.learning_scales()
             if mode == "relative":
                 excess = outcome.log_return - float(np.log(1.0 + r))
             else:

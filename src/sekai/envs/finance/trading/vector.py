@@ -105,7 +105,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
             obs[:, 1] = time_left
             return obs
         obs = np.empty((self.num_envs, lookback + 2), np.float32)
-        obs[:, :lookback] = self._observed_windows() / template._learning_scales().returns
+        obs[:, :lookback] = self._observed_windows() / template.learning_scales().returns
         obs[:, lookback] = self.position
         obs[:, lookback + 1] = time_left
         return obs
@@ -171,7 +171,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
         if mode == "realised":
             rewards = template.reward_fn(outcome)
         else:
-            scales = template._learning_scales()
+            scales = template.learning_scales()
             if mode == "relative":
                 excess = outcome.log_return - np.log(1.0 + r)
             else:
