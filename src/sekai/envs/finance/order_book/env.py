@@ -95,6 +95,7 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         self.core = _make_core(
             engine,
             1,
+            False,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -215,6 +216,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         self.core = _make_core(
             engine,
             n,
+            True,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -397,8 +399,13 @@ def _latency(value: Any, shortest: float) -> float:
     return latency
 
 
-def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _CompiledCore:
-    """The mechanics on the chosen engine; flows other than the built-in ones run in Python."""
+def _make_core(
+    engine: Any, n_traders: int, market: bool, **settings: Any
+) -> _LOBCore | _CompiledCore:
+    """The mechanics on the chosen engine; flows other than the built-in ones run in Python.
+
+    ``market``: for ``LimitOrderBookMarket``, whose compiled calls differ.
+    """
     chosen = resolve_engine(engine)
     flow = settings["flow"]
     if chosen == "numba" and not (flow is None or type(flow) is ZeroIntelligenceFlow):
@@ -412,7 +419,9 @@ def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _Comp
     if chosen == "python":
         return _LOBCore(**settings)
     from sekai.envs.finance.order_book.compiled import _CompiledCore
+    from sekai.envs.finance.order_book.warmup import warm_up
 
+    warm_up(market)
     return _CompiledCore(n_traders=n_traders, **settings)
 
 
