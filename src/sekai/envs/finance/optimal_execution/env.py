@@ -13,6 +13,7 @@ from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import action_floats, check_float, check_int, episode_ended
+from sekai.envs.finance._log import EpisodeLog
 from sekai.error import ResetRequired
 from sekai.spaces import Box
 
@@ -79,6 +80,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             dtype=np.float32,
         )
         self.action_space = Box(0.0, 1.0, shape=(1,), dtype=np.float32)
+        self._log = EpisodeLog()
         self._start_state()
         self._started = False
 
@@ -102,8 +104,9 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         )
 
     def _info(self, shares_sold: float, execution_price: float) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         shortfall = self.shortfall
-        return {
+        info = {
             "shares_sold": shares_sold,
             "execution_price": execution_price,
             "inventory": self.inventory,
@@ -113,6 +116,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             "timestamp": self.elapsed_steps * self.tau,
             "dt": self.tau,
         }
+        self._log.note(self.elapsed_steps, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

@@ -161,8 +161,9 @@ class PortfolioEnv(WindowedEnv):
         }
 
     def _info(self, turnover: float, cost: float, returns: NDArray[np.float64]) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         value = self.portfolio_value
-        return {
+        info = {
             "portfolio_value": value,
             "equity": value,
             "weights": self.weights.copy(),
@@ -172,6 +173,8 @@ class PortfolioEnv(WindowedEnv):
             "timestamp": self._stamp(self.elapsed_steps),
             "dt": self.dt,
         }
+        self._log.note(self.elapsed_steps, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

@@ -126,8 +126,9 @@ class TradingEnv(WindowedEnv):
         return obs
 
     def _info(self, asset_return: float, cost: float, turnover: float) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         t = self.elapsed_steps
-        return {
+        info = {
             "equity": self.equity,
             "position": self.position,
             "price": self._path_list[self._lookback + t],
@@ -137,6 +138,8 @@ class TradingEnv(WindowedEnv):
             "timestamp": self._stamp(t),
             "dt": self.dt,
         }
+        self._log.note(t, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

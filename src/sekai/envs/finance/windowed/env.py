@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from sekai.core.env import Env
 from sekai.envs.finance._checks import check_float, check_int
+from sekai.envs.finance._log import EpisodeLog
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData, pandas_io
@@ -292,6 +293,7 @@ class WindowedEnv(Env[Any, Any]):
         self._start = 0
         self._started = False
         self._done = False
+        self._log = EpisodeLog()
 
     @property
     def episode_length(self) -> int:
