@@ -226,11 +226,14 @@ def _reward(env: Any) -> str:
 
 
 def _info(env_id: str, kwargs: dict[str, Any]) -> int:
+    import dataclasses
+
     import sekai
 
     found = sekai.spec(env_id)
+    given = {key: value for key, value in kwargs.items() if key != "max_episode_steps"}
+    print(dataclasses.replace(found, kwargs={**found.kwargs, **given}).pprint())
     with _built(env_id, kwargs, lambda: sekai.make(env_id, **kwargs)) as env:
-        print((env.spec or found).pprint())
         print(f"observation_space={env.observation_space!r}")
         print(f"action_space={env.action_space!r}")
         print(f"episode_length={_episode_length(env)}")

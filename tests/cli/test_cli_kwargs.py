@@ -142,11 +142,17 @@ def test_info_shows_the_env_made_with_the_keyword_arguments(
 
 
 def test_a_value_the_env_refuses_is_an_error_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "info", "Portfolio-v0", "n_assets=ten")
+    code, out, err = run(capsys, "check", "Portfolio-v0", "n_assets=ten")
     assert (code, out) == (2, "")
     assert err == (
         "error: Portfolio-v0 with n_assets='ten': n_assets must be an int, got str 'ten'.\n"
     )
+    # info prints the registry entry first, as it always has, then the error.
+    code, out, err = run(capsys, "info", "Portfolio-v0", "n_assets=ten")
+    assert code == 2
+    assert out.splitlines()[0] == "id=Portfolio-v0"
+    assert "kwargs={'n_assets': 'ten'}" in out.splitlines()
+    assert err.startswith("error: Portfolio-v0 with n_assets='ten': ")
     code, _, err = run(capsys, "bench", "CartPole-v1", "colour=3", "--num-envs", "2")
     assert code == 2
     assert err.startswith("error: CartPole-v1 with colour=3: ")
