@@ -1,7 +1,8 @@
 """The numba engine compiles in one step, with a notice, and ``sekai check`` warms its cache.
 
 From an empty numba cache, ``LimitOrderBook-v0`` used to compile for about a minute at
-make/reset and half a minute more during its first 300-step episode, without a word.
+make/reset and half a minute more during its first 300-step episode, without a word. The
+slow tests run fresh processes on an empty cache (``NUMBA_CACHE_DIR`` in a temporary folder).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ REPLAY_NOTICE = (
 )
 
 # Run in a fresh process: counts numba's compiles and the cache misses of the engine's
-# functions; ``episodes()`` plays a 300-step episode of LimitOrderBook-v0 and one of a
-# replayed session.
+# functions. ``simulated()`` and ``replayed()`` make and reset LimitOrderBook-v0 with
+# zero-intelligence flow and replaying a LOBSTER day; ``play`` runs the episode (300 and 25
+# steps) and counts what numba compiles during it.
 PRELUDE = """
 import json
 import numpy as np
@@ -70,18 +72,15 @@ def misses():
     )
 
 
-def play(env, seed):
+def simulated(seed=0):
+    env = sekai.make("LimitOrderBook-v0")
     env.reset(seed=seed)
     env.action_space.seed(seed)
-    steps = 0
-    while not env.step(env.action_space.sample()).terminated:
-        steps += 1
-    return steps + 1
+    return env
 
 
-def episodes():
-    simulated = sekai.make("LimitOrderBook-v0")
-    replayed = sekai.make(
+def replayed(seed=1):
+    env = sekai.make(
         "LimitOrderBook-v0",
         data=simulate_lobster(8000, levels=5, seed=1),
         session_length=0.05,
@@ -89,57 +88,82 @@ def episodes():
         warmup=0.02,
         latency=0.0005,
     )
-    replayed.reset(seed=0)
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    return env
+
+
+def play(env):
     count = Count()
+    steps = 0
     with event.install_listener("numba:compile", count):
-        steps = (play(simulated, 0), play(replayed, 1))
-    return steps, count.n
+        while not env.step(env.action_space.sample()).terminated:
+            steps += 1
+    return [steps + 1, count.n]
 """
 
 
 def _run(script: str, cache: Path) -> tuple[dict[str, Any], str]:
     """Run ``PRELUDE`` + ``script`` with ``cache`` as numba's cache; (its JSON line, stderr)."""
-    src = str(Path(sekai.__file__).parents[1])
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": src}
-    result = subprocess.run(
-        [sys.executable, "-c", PRELUDE + script],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = _python(["-c", PRELUDE + script], cache)
     return json.loads(result.stdout.splitlines()[-1]), result.stderr
 
 
+def _python(argv: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+    """Run Python with ``argv`` and ``cache`` as numba's cache; it must succeed."""
+    src = str(Path(sekai.__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": src}
+    result = subprocess.run(
+        [sys.executable, *argv], env=env, capture_output=True, text=True, timeout=1200, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
 @pytest.mark.slow
-def test_first_use_compiles_at_once_with_a_notice_and_sekai_check_warms_the_cache(
-    tmp_path: Path,
-) -> None:
+def test_the_first_use_compiles_the_engine_at_once_with_a_notice(tmp_path: Path) -> None:
     cache = tmp_path / "numba"
     first, log = _run(
-        "from sekai.cli import main\n"
-        "code = main(['check', 'LimitOrderBook-v0', '--steps', '5', '--quiet'])\n"
-        "steps, compiled = episodes()\n"
-        "print(json.dumps({'code': code, 'steps': steps, 'compiled': compiled}))\n",
+        "out = {'simulated': play(simulated()), 'replayed': play(replayed())}\n"
+        "out['again'] = play(simulated(2))\n"
+        "print(json.dumps(out))\n",
         cache,
     )
-    # The check compiled the engine up front and said so once; the replay's reconstruction
-    # compiled at the first reset with data, with its own notice; the episodes after that,
-    # and a second env, compile nothing.
-    assert first == {"code": 0, "steps": [300, 25], "compiled": 0}
+    # make compiled the engine and said so once; the reset with data compiled the replay's
+    # reconstruction, with its own notice; the episodes compiled nothing (each used to compile
+    # for half a minute), and the second env of the process said nothing.
+    assert first == {"simulated": [300, 0], "replayed": [25, 0], "again": [300, 0]}
     assert log.count(ENGINE_NOTICE) == 1
     assert log.count(REPLAY_NOTICE) == 1
     assert log.count("numba is compiling") == 2
 
     later, log = _run(
-        "steps, compiled = episodes()\n"
-        "print(json.dumps({'steps': steps, 'compiled': compiled, 'misses': misses()}))\n",
+        "out = {'simulated': play(simulated()), 'replayed': play(replayed())}\n"
+        "out['misses'] = misses()\n"
+        "print(json.dumps(out))\n",
         cache,
     )
-    assert later == {"steps": [300, 25], "compiled": 0, "misses": 0}
+    # A later process loads it all from the cache, without a word.
+    assert later == {"simulated": [300, 0], "replayed": [25, 0], "misses": 0}
     assert "numba is compiling" not in log
+
+
+@pytest.mark.slow
+def test_sekai_check_compiles_the_engine_into_the_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "numba"
+    check = _python(["-m", "sekai", "check", "LimitOrderBook-v0", "--steps", "5"], cache)
+    assert check.stdout == "LimitOrderBook-v0: all checks passed.\n"
+    assert check.stderr == ENGINE_NOTICE + "\n"
+    after, log = _run(
+        "count = Count()\n"
+        "with event.install_listener('numba:compile', count):\n"
+        "    steps, _ = play(simulated())\n"
+        "print(json.dumps({'steps': steps, 'compiled': count.n, 'misses': misses()}))\n",
+        cache,
+    )
+    # After the command, making, resetting and playing an episode compile nothing.
+    assert after == {"steps": 300, "compiled": 0, "misses": 0}
+    assert log == ""
 
 
 # --- the report --------------------------------------------------------------------------------
