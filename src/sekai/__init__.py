@@ -41,10 +41,10 @@ from sekai.registry import (
     pprint_registry,
     register,
     register_namespace,
-    spec,
 )
 from sekai.registry import gymnasium_registration as _gymnasium_registration
 from sekai.registry import renderer_for as renderer_for
+from sekai.registry.registry import spec  # the function, not the module sekai.registry.spec
 from sekai.spaces import (
     Box,
     Dict,

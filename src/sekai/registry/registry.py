@@ -8,7 +8,6 @@ module installs ``make`` as what ``EnvSpec.make`` calls.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import importlib
 import inspect
@@ -28,6 +27,7 @@ from sekai.core.spec import (
     set_builder,
 )
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
+from sekai.registry._suggest import close_ids
 from sekai.rendering import Renderer
 from sekai.utils.validation import check_int
 from sekai.vector import AsyncVecEnv, ProcVecEnv, RayVecEnv, SyncVecEnv, VecEnv
@@ -360,7 +360,7 @@ class EnvRegistry:
         return "\n".join(lines)
 
     def _suggestions(self, id: str) -> list[str]:
-        return difflib.get_close_matches(id, list(self._specs), n=3, cutoff=0.6)
+        return close_ids(id, self._specs)
 
     def __contains__(self, id: object) -> bool:
         return isinstance(id, str) and id in self._specs

@@ -128,6 +128,11 @@ class Dashboard(BaseRenderer):
     ends at least: ``"auto"`` (a positive int ``episode_length`` or ``n_steps`` of the base env,
     else ``spec.max_episode_steps``), a number, a source or None. With ``window`` only the
     last ``window`` steps are kept and shown.
+
+    A history that starts after the episode did (a first frame at the end of an episode)
+    begins with the steps before that ``_earlier`` reads from the env; where it reads none,
+    the frame says so on each time series and the stats show no change since the start.
+    ``_episode`` tells episodes apart where the clock cannot.
     """
 
     def __init__(
@@ -227,23 +232,19 @@ class Dashboard(BaseRenderer):
             return None
         return None if value is None else float(value)
 
-    def _record(self, env: Any) -> _History:
-        """Record the panels' and stats' sources for ``env``'s current step; the history."""
-        history = self._history(env)
-        last = history.steps[-1] if history is not None and history.steps else None
-        clock = self._clock(env)
-        if clock is None:
-            step = 0.0 if last is None else last + 1.0
-            fresh = last is None
-        else:
-            step = clock
-            fresh = last is None or clock == 0 or clock < last
-        if history is None or fresh:
-            history = _History()
-            for index, panel in enumerate(self.panels):
-                for key, source in panel.context().items():
-                    history.context[f"{index}:{key}"] = _snapshot(read(env, source))
-            self._keep(env, history)
+    def _earlier(self, env: Any, step: float) -> list[tuple[float, Any]]:
+        """Stand-ins for ``env`` at its steps before ``step``, oldest first, as ``(step,
+        stand-in)``: objects the panels' and stats' sources read as they would have read
+        ``env`` then. None here; dashboards of envs that keep their episode give them."""
+        return []
+
+    def _episode(self, env: Any) -> Any:
+        """Which episode ``env`` is in, where the env counts them (a change starts a new
+        history); None here."""
+        return None
+
+    def _samples(self, env: Any) -> dict[str, Any]:
+        """What the panels and stats read of ``env`` now, by history key."""
         samples = {
             f"{index}:{key}": _snapshot(read(env, source))
             for index, panel in enumerate(self.panels)
@@ -251,7 +252,32 @@ class Dashboard(BaseRenderer):
         }
         for index, stat in enumerate(self.stats):
             samples[f"stat:{index}"] = _snapshot(read(env, stat.source))
-        history.record(step, samples, replace=not fresh and step == last)
+        return samples
+
+    def _record(self, env: Any) -> _History:
+        """Record the panels' and stats' sources for ``env``'s current step; the history."""
+        history = self._history(env)
+        last = history.steps[-1] if history is not None and history.steps else None
+        clock = self._clock(env)
+        episode = self._episode(env)
+        if clock is None:
+            step = 0.0 if last is None else last + 1.0
+            fresh = last is None
+        else:
+            step = clock
+            fresh = last is None or clock == 0 or clock < last
+        if history is None or fresh or history.episode != episode:
+            fresh = True
+            history = _History(episode)
+            earlier = self._earlier(env, step) if step > 0 else []
+            first = earlier[0][1] if earlier else env
+            for index, panel in enumerate(self.panels):
+                for key, source in panel.context().items():
+                    history.context[f"{index}:{key}"] = _snapshot(read(first, source))
+            for when, stand_in in earlier:
+                history.record(when, self._samples(stand_in), replace=False)
+            self._keep(env, history)
+        history.record(step, self._samples(env), replace=not fresh and step == last)
         if self.window is not None:
             history.trim(self.window + 1)
         return history
@@ -291,7 +317,21 @@ class Dashboard(BaseRenderer):
             if box.width >= 1 and box.height >= 1:
                 view.x_domain = domain
                 panel.draw(canvas, box, view)
+                if panel.timeseries and history.began:
+                    self._draw_late(canvas, box, history.began)
         return canvas.pixels
+
+    def _draw_late(self, canvas: Canvas, box: Box, began: float) -> None:
+        """Say in ``box`` that the history starts at step ``began``, after the episode did."""
+        canvas.text(
+            (box.left + box.right) / 2,
+            box.top - box.height / 4,  # above the middle, where a lone sample is drawn
+            f"No history before step {began:g}",
+            self.theme.text_muted,
+            size=11 * self.scale,
+            align="center",
+            valign="middle",
+        )
 
     def _x_domain(
         self, history: _History, horizon: float | None, views: Sequence[View]
@@ -339,7 +379,7 @@ class Dashboard(BaseRenderer):
             key = f"stat:{index}"
             value = history.values[key][-1]
             text = stat.text(value)
-            delta = _delta(stat, value, history.first_finite(key))
+            delta = None if history.began else _delta(stat, value, history.first_finite(key))
             value_width = text_width(text, value_size, bold=True)
             mark = 0.0
             if delta is not None:

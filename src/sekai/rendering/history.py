@@ -18,20 +18,26 @@ _Floats = NDArray[np.float64]
 
 
 class _History:
-    """The samples recorded for one env during one episode."""
+    """The samples recorded for one env during one episode (``episode``: the env's count of
+    it, when the env keeps one; ``began``: the step of the first sample, which ``trim``
+    keeps)."""
 
-    __slots__ = ("context", "first", "steps", "values")
+    __slots__ = ("began", "context", "episode", "first", "steps", "values")
 
-    def __init__(self) -> None:
+    def __init__(self, episode: Any = None) -> None:
         self.steps: list[Any] = []
         self.values: dict[str, list[Any]] = {}
         self.context: dict[str, Any] = {}
+        self.episode = episode
+        self.began: Any = None
         # First finite value of each key among the samples that trim() dropped.
         self.first: dict[str, float] = {}
 
     def record(self, step: Any, samples: Mapping[str, Any], replace: bool) -> None:
         """Append a sample (every key; missing ones NaN), or overwrite the last when
         ``replace`` and there is one. A new key is back-filled with NaN."""
+        if self.began is None:
+            self.began = step
         if replace and self.steps:
             self.steps[-1] = step
             for column in self.values.values():

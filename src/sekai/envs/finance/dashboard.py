@@ -87,6 +87,10 @@ class EnvDashboard(Dashboard):
     (``_axis``); the constructor takes the size, theme and window. A dashboard whose panels
     depend on the env gives ``_setup`` (what they depend on) and ``_layout`` (the panels for
     it): ``check`` lays them out again whenever the setup changes, kept in ``setup``.
+
+    The env's episode log (``_log``, an ``EpisodeLog``) tells its episodes apart, and a first
+    frame late in an episode draws the steps before it from the log: ``_stand_ins`` makes of
+    its records what the sources read.
     """
 
     draws: ClassVar[type[Any]]
@@ -135,6 +139,24 @@ class EnvDashboard(Dashboard):
     def _layout(self, setup: Any) -> Any:
         """The panels for ``setup`` (one layout item)."""
         raise NotImplementedError
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """For each ``(step, record)`` of the env's log, what the sources read of ``env`` at
+        that step, made of the record."""
+        raise NotImplementedError
+
+    def _episode(self, env: Any) -> Any:
+        """The env's count of its episodes (None without a log)."""
+        log = getattr(base_env(env), "_log", None)
+        return None if log is None else log.episode
+
+    def _earlier(self, env: Any, step: float) -> list[tuple[float, Any]]:
+        """Stand-ins made of the env's log records before ``step``."""
+        log = getattr(base_env(env), "_log", None)
+        entries = [] if log is None else [entry for entry in log if entry[0] < step]
+        if not entries:
+            return []
+        return list(zip([when for when, _ in entries], self._stand_ins(env, entries), strict=True))
 
     def check(self, env: Any) -> None:
         """``TypeError`` for another env class; ``ResetRequired`` before the first reset when

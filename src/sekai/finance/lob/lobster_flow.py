@@ -104,8 +104,11 @@ def _prepare(data: LobsterData, every: int) -> _Day:
     recorded = None
     if resolve_engine("auto") == "numba":
         from sekai.finance.lob import _array_lobster
+        from sekai.finance.lob._compiling import reporting
 
-        recorded = _array_lobster.prepare(data.messages, data.book, every)
+        with reporting("the LOBSTER replay", 1) as done:
+            recorded = _array_lobster.prepare(data.messages, data.book, every)
+            done(1)
     ops, op_start, executed, checkpoints = recorded or _record(data, every)
     n = len(data)
     trades = np.where(np.isin(data.event, (4, 5)), data.price, 0)

@@ -404,6 +404,8 @@ class MarketEnv(WindowedEnv):
         return observation
 
     def _info(self, turnover: float, cost: float, financing: float) -> dict[str, Any]:
+        """The info of the reset or of a step; the episode log notes it with the action mask
+        and the slots' assets."""
         weights = self.weights
         info: dict[str, Any] = {
             "equity": self.equity,
@@ -418,6 +420,7 @@ class MarketEnv(WindowedEnv):
         }
         if self.privileged_state:
             info["state"] = self.latent_state
+        self._log.note(self.elapsed_steps, (info, self.tradable, self.slot_assets))
         return info
 
     # -- API ------------------------------------------------------------------------------

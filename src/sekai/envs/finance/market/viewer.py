@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -79,3 +80,26 @@ class MarketRenderer(EnvDashboard):
         universe = UniverseChart("weights", available=_tradable, labels=_slot_names)
         holdings = BarChart("weights", labels=labels, available=_tradable, title="Holdings")
         return Row(Column(equity, universe), holdings, widths=(2.3, 1))
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The equity and weights of each step's info, its tradable slots and their assets,
+        and the simulation's regime then."""
+        base = base_env(env)
+        regime = base._state.get("regime")
+        stand_ins = []
+        for step, (info, tradable, slots) in entries:
+            state = {} if regime is None else {"regime": regime[base.lookback + int(step)].item()}
+            stand_ins.append(
+                SimpleNamespace(
+                    elapsed_steps=int(step),
+                    equity=info["equity"],
+                    weights=info["weights"],
+                    tradable=tradable,
+                    slot_assets=slots,
+                    latent_state=state,
+                    max_assets=base.max_assets,
+                    n_total=base.n_total,
+                    data=base.data,
+                )
+            )
+        return stand_ins

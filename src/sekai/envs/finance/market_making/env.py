@@ -15,6 +15,7 @@ from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import action_floats, check_float, check_int, episode_ended
+from sekai.envs.finance._log import EpisodeLog
 from sekai.error import ResetRequired
 from sekai.spaces import Box
 
@@ -69,6 +70,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             dtype=np.float32,
         )
         self.action_space = Box(0.0, self.max_offset, shape=(2,), dtype=np.float32)
+        self._log = EpisodeLog()
         self._start_state()
         self._started = False
 
@@ -104,7 +106,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         )
 
     def _info(self) -> dict[str, Any]:
-        return {
+        """The info of the reset or of a step, noted in the episode log."""
+        info = {
             "mid_price": self.mid,
             "inventory": self.inventory,
             "cash": self.cash,
@@ -116,6 +119,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             "timestamp": self.elapsed_steps * self.dt,
             "dt": self.dt,
         }
+        self._log.note(self.elapsed_steps, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

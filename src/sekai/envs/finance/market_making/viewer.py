@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from sekai.envs.finance.dashboard import EnvDashboard, base_env, signed
@@ -56,4 +57,22 @@ class MarketMakingRenderer(EnvDashboard):
             Stat("Inventory", "inventory", signed(0)),
             Stat("Quoted spread", _quoted_spread, "{:.2f}"),
             Stat("Time left", "time_remaining", "{:.2f}"),
+        ]
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The mid, quotes, fills, inventory and wealth of each step's info."""
+        base = base_env(env)
+        return [
+            SimpleNamespace(
+                elapsed_steps=int(step),
+                mid=info["mid_price"],
+                bid=info["bid"],
+                ask=info["ask"],
+                bid_filled=info["bid_filled"],
+                ask_filled=info["ask_filled"],
+                inventory=info["inventory"],
+                wealth=info["wealth"],
+                time_remaining=(base.n_steps - int(step)) * base.dt,
+            )
+            for step, info in entries
         ]

@@ -13,6 +13,7 @@ from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import action_floats, check_float, check_int, episode_ended
+from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.optimal_execution.encoding import centred_fraction, fractions_to_centred
 from sekai.envs.finance.optimal_execution.policies import ScheduledActions
 from sekai.error import ResetRequired
@@ -122,8 +123,21 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             self.observation_space = Box(0.0, 1.0, shape=(2,), dtype=np.float32)
         low = -1.0 if centred_action else 0.0
         self.action_space = Box(low, 1.0, shape=(1,), dtype=np.float32)
+        self._log = EpisodeLog()
         self._start_state(self.X0)
         self._started = False
+
+    @property
+    def reward_description(self) -> str:
+        """The reward in one line, with this env's settings (``sekai info`` shows it)."""
+        units = {1e4: "(basis points of the arrival notional) 1e4", 100.0: "(percent) 100"}
+        scale = units.get(self.reward_scale, f"{self.reward_scale:g}")
+        if self.expected_reward:
+            return (
+                f"{scale}·(-n(epsilon + eta·n/tau) - gamma·n·x - λ·sigma²·τ·x²)/(X0·s0), the "
+                "expected step gain given the state and the action"
+            )
+        return f"{scale}·(n(S̃ - s0) - λ·sigma²·τ·x²)/(X0·s0)"
 
     @property
     def centred_action(self) -> bool:
@@ -158,8 +172,9 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         )
 
     def _info(self, shares_sold: float, execution_price: float) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         shortfall = self.shortfall
-        return {
+        info = {
             "shares_sold": shares_sold,
             "execution_price": execution_price,
             "inventory": self.inventory,
@@ -169,6 +184,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             "timestamp": self.elapsed_steps * self.tau,
             "dt": self.tau,
         }
+        self._log.note(self.elapsed_steps, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

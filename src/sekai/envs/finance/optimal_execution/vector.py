@@ -48,6 +48,7 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     centred_action = Param("it fixes the action space")
     expected_reward = Param()
     reward_scale = Param()
+    reward_description = Param("it follows from the settings")
     observe_price = Param("it fixes the observation space")
 
     def _allocate(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -167,4 +168,20 @@ class OptimalExecutionRenderer(EnvDashboard):
             Stat("Shortfall", _shortfall_bps, "{:.1f} bp", higher_is_better=False),
             Stat("Sold", _sold_share, "{:.1%}"),
             Stat("Mid", "mid"),
+        ]
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The inventory, shortfall and mid of each step's info."""
+        base = base_env(env)
+        return [
+            SimpleNamespace(
+                elapsed_steps=int(step),
+                inventory=info["inventory"],
+                shortfall=info["implementation_shortfall"],
+                mid=info["mid_price"],
+                s0=base.s0,
+                X0=base.X0,
+                almgren_chriss_trajectory=base.almgren_chriss_trajectory,
+            )
+            for step, info in entries
         ]

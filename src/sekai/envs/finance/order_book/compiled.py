@@ -9,11 +9,8 @@ after each call the env's ``_Trader`` records are brought up to date, and ``book
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,30 +29,11 @@ from sekai.finance.lob.lobster_flow import HistoricalFlow
 __all__ = ["_CompiledCore"]
 
 
-def _announce_compiling() -> None:
-    """On a terminal, say that numba compiles the engine now (when its cache is empty)."""
-    cache = Path(kernels.__file__).with_name("__pycache__")
-    if os.environ.get("NUMBA_CACHE_DIR") or any(cache.glob("kernels.step-*.nbi")):
-        return
-    if sys.stderr.isatty():
-        print(
-            "sekai: numba compiles the order-book engine (once per installation, about a "
-            "minute)...",
-            file=sys.stderr,
-            flush=True,
-        )
-
-
 class _CompiledCore(_LOBSettings):
     """``_LOBCore``'s interface and results on the compiled book, for ``n_traders`` traders."""
 
-    _announced = False
-
     def __init__(self, *, n_traders: int, **settings: Any) -> None:
         super().__init__(**settings)
-        if not _CompiledCore._announced:
-            _CompiledCore._announced = True
-            _announce_compiling()
         flow = self.flow
         self._params = np.array(
             [

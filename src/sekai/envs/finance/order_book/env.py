@@ -21,6 +21,7 @@ from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.options import check_reset_options
 from sekai.core.result import MAResetResult, MAStepResult, ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
+from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.order_book.core import (
     BUY,
     HOLD,
@@ -95,6 +96,7 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         self.core = _make_core(
             engine,
             1,
+            False,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -120,6 +122,7 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         )
         self._started = False
         self._done = False
+        self._log = EpisodeLog()
 
     @property
     def book(self) -> OrderBook:
@@ -138,9 +141,9 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         self._started = True
         self._done = False
         core = self.core
-        return ResetResult(
-            core.observation(self.trader), core.info(self.trader, self.decision_interval)
-        )
+        info = core.info(self.trader, self.decision_interval)
+        self._log.note(0, info)
+        return ResetResult(core.observation(self.trader), info)
 
     def step(self, action: Any) -> StepResult[_Obs]:
         """Market order, quotes, then the flow runs to the next decision time."""
@@ -156,6 +159,7 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
         )
         self.elapsed_steps = k
         self._done = terminated = k >= self.n_steps
+        self._log.note(k, info)
         return StepResult(observation, reward, terminated, False, info)
 
     def action_mask(self) -> tuple[NDArray[np.int8], ...]:
@@ -215,6 +219,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         self.core = _make_core(
             engine,
             n,
+            True,
             flow=flow,
             data=data,
             sampler=sampler,
@@ -245,6 +250,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         self._clock = Fraction(0)
         self._started = False
         self._done = False
+        self._log = EpisodeLog()
 
     @property
     def book(self) -> OrderBook:
@@ -294,10 +300,9 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         self.acting = list(self._names)
         self._started = True
         self._done = False
-        return MAResetResult(
-            {a: core.observation(self.traders[a]) for a in self.acting},
-            {a: core.info(t, 0.0) for a, t in self.traders.items()},
-        )
+        infos = {a: core.info(t, 0.0) for a, t in self.traders.items()}
+        self._log.note(0.0, infos)
+        return MAResetResult({a: core.observation(self.traders[a]) for a in self.acting}, infos)
 
     def step(self, actions: Mapping[str, Any]) -> MAStepResult[_Obs]:
         """Apply the acting agents' decisions in name order, then run to the next decision."""
@@ -360,6 +365,7 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
             info = core.info(trader, dt)
             info["acting"] = agent in acting
             infos[agent] = info
+        self._log.note(core.elapsed, infos)
         return MAStepResult(
             {a: core.observation(traders[a]) for a in self.acting},
             rewards,
@@ -397,8 +403,13 @@ def _latency(value: Any, shortest: float) -> float:
     return latency
 
 
-def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _CompiledCore:
-    """The mechanics on the chosen engine; flows other than the built-in ones run in Python."""
+def _make_core(
+    engine: Any, n_traders: int, market: bool, **settings: Any
+) -> _LOBCore | _CompiledCore:
+    """The mechanics on the chosen engine; flows other than the built-in ones run in Python.
+
+    ``market``: for ``LimitOrderBookMarket``, whose compiled calls differ.
+    """
     chosen = resolve_engine(engine)
     flow = settings["flow"]
     if chosen == "numba" and not (flow is None or type(flow) is ZeroIntelligenceFlow):
@@ -412,7 +423,9 @@ def _make_core(engine: Any, n_traders: int, **settings: Any) -> _LOBCore | _Comp
     if chosen == "python":
         return _LOBCore(**settings)
     from sekai.envs.finance.order_book.compiled import _CompiledCore
+    from sekai.envs.finance.order_book.warmup import warm_up
 
+    warm_up(market)
     return _CompiledCore(n_traders=n_traders, **settings)
 
 

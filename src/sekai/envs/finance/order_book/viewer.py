@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from sekai.envs.finance.dashboard import EnvDashboard, base_env, plural, signed
+from sekai.envs.finance.order_book.core import _Trader
 from sekai.envs.finance.order_book.env import LimitOrderBookEnv, LimitOrderBookMarket
 from sekai.finance.rendering import Fills, OrderBookChart, PriceChart
 from sekai.rendering.dashboard import Column, LineChart, Row, Series, Source, Stat, View
@@ -45,6 +47,19 @@ def _session_left(env: Any) -> float:
 def _wealth(env: Any) -> float:
     base = base_env(env)
     return float(base.trader.wealth(base.core.mid()))
+
+
+def _past_core(core: Any, mid: float, elapsed: float) -> SimpleNamespace:
+    """The core as a dashboard reads it at session time ``elapsed``, with ``mid``."""
+    return SimpleNamespace(mid=lambda: mid, elapsed=elapsed, session_length=core.session_length)
+
+
+def _past_book(mid: float, spread: int | None) -> SimpleNamespace:
+    """The book's best prices and spread as an info gives them: with a spread, both sides
+    lie half of it from the mid; without one, no best prices are known."""
+    bid = None if spread is None else round(mid - spread / 2)
+    ask = None if bid is None or spread is None else bid + spread
+    return SimpleNamespace(best_bid=lambda: bid, best_ask=lambda: ask, spread=lambda: spread)
 
 
 class _TraderPrice(PriceChart):
@@ -112,6 +127,25 @@ class LimitOrderBookRenderer(_BookDashboard):
             Stat("Session left", _session_left, "{:,.1f}"),
         ]
 
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The mid, spread and the agent's account of each step's info, at that step's time."""
+        base = base_env(env)
+        owner = base.trader.owner
+        stand_ins = []
+        for step, info in entries:
+            k = int(step)
+            elapsed = base._schedule.times(k)[1] if k else 0.0
+            mid = info["mid_price"]
+            stand_ins.append(
+                SimpleNamespace(
+                    elapsed_steps=k,
+                    core=_past_core(base.core, mid, elapsed),
+                    book=_past_book(mid, info["spread"]),
+                    trader=_Trader(owner, inventory=info["inventory"], cash=info["cash"]),
+                )
+            )
+        return stand_ins
+
 
 def _trader_value(agent: str, field: str) -> Callable[[Any], float]:
     def value(env: Any) -> float:
@@ -175,3 +209,25 @@ class LimitOrderBookMarketRenderer(_BookDashboard):
             baseline=0.0,
         )
         return Row(Column(inventory, wealth), self.book, widths=(2.2, 1))
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The mid, spread and every trader's account of each step's infos, at that time."""
+        stand_ins = []
+        for clock, infos in entries:
+            mid = next(iter(infos.values()))["mid_price"]
+            spread = next(iter(infos.values()))["spread"]
+            traders = {
+                agent: _Trader(
+                    env.traders[agent].owner, inventory=info["inventory"], cash=info["cash"]
+                )
+                for agent, info in infos.items()
+            }
+            stand_ins.append(
+                SimpleNamespace(
+                    core=_past_core(env.core, mid, clock),
+                    book=_past_book(mid, spread),
+                    traders=traders,
+                    possible_agents=env.possible_agents,
+                )
+            )
+        return stand_ins

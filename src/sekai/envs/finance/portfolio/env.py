@@ -73,6 +73,8 @@ class PortfolioEnv(LearnableWindowedEnv):
     the first weights uniformly from the simplex (assets and cash).
     """
 
+    _benchmark = "the equal-weight portfolio"
+
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
     _ndim = 2
 
@@ -355,8 +357,9 @@ class PortfolioEnv(LearnableWindowedEnv):
         return {"returns": returns, "weights": weights, "time_left": time_left}
 
     def _info(self, turnover: float, cost: float, returns: NDArray[np.float64]) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         value = self.portfolio_value
-        return {
+        info = {
             "portfolio_value": value,
             "equity": value,
             "weights": self.weights.copy(),
@@ -366,6 +369,8 @@ class PortfolioEnv(LearnableWindowedEnv):
             "timestamp": self._stamp(self.elapsed_steps),
             "dt": self.dt,
         }
+        self._log.note(self.elapsed_steps, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

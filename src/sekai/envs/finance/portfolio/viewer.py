@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from sekai.envs.finance.dashboard import EnvDashboard, base_env
@@ -71,6 +72,20 @@ class PortfolioRenderer(EnvDashboard):
         return [
             Stat("Value", "portfolio_value", "{:.4f}", delta="relative"),
             Stat("Cash", _cash, "{:.1%}"),
+        ]
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The value and weights of each step's info, the prices up to it."""
+        base = base_env(env)
+        path, lookback = base.price_history, base.lookback
+        return [
+            SimpleNamespace(
+                elapsed_steps=int(step),
+                portfolio_value=info["portfolio_value"],
+                weights=info["weights"],
+                price_history=path[: lookback + int(step) + 1],
+            )
+            for step, info in entries
         ]
 
     def _setup(self, env: Any) -> tuple[str, ...]:

@@ -77,6 +77,8 @@ class TradingEnv(LearnableWindowedEnv):
     ``random_start`` draws the first position uniformly from ``positions``.
     """
 
+    _benchmark = "holding the asset"
+
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
     _ndim = 1
 
@@ -238,8 +240,9 @@ class TradingEnv(LearnableWindowedEnv):
         return obs
 
     def _info(self, asset_return: float, cost: float, turnover: float) -> dict[str, Any]:
+        """The info of the reset or of a step, noted in the episode log."""
         t = self.elapsed_steps
-        return {
+        info = {
             "equity": self.equity,
             "position": self.position,
             "price": self._path_list[self._lookback + t],
@@ -249,6 +252,8 @@ class TradingEnv(LearnableWindowedEnv):
             "timestamp": self._stamp(t),
             "dt": self.dt,
         }
+        self._log.note(t, info)
+        return info
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None

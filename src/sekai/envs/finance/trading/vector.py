@@ -37,6 +37,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     observation_mode = Param(SHAPE_READ_ONLY)
     reward_mode = Param(LEARNING_READ_ONLY)
     random_start = Param(LEARNING_READ_ONLY)
+    reward_description = Param("it follows from the settings")
 
     def _allocate(self) -> None:
         super()._allocate()

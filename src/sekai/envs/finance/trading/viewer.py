@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -61,4 +62,20 @@ class TradingRenderer(EnvDashboard):
             Stat("Equity", "equity", "{:.4f}", delta="relative"),
             Stat("Position", _chosen_position, _position_text),
             Stat("Price", "price"),
+        ]
+
+    def _stand_ins(self, env: Any, entries: list[tuple[float, Any]]) -> list[Any]:
+        """The price, position and equity of each step's info, the prices up to it."""
+        base = base_env(env)
+        path, lookback, positions = base.price_history, base.lookback, base.positions
+        return [
+            SimpleNamespace(
+                elapsed_steps=int(step),
+                price=info["price"],
+                position=info["position"],
+                equity=info["equity"],
+                positions=positions,
+                price_history=path[: lookback + int(step) + 1],
+            )
+            for step, info in entries
         ]

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from sekai.core.env import Env
 from sekai.envs.finance._checks import check_float, check_int
+from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.windowed.learning import LearningOptions
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel, as_cost_model
@@ -297,6 +298,7 @@ class WindowedEnv(Env[Any, Any]):
         self._start = 0
         self._started = False
         self._done = False
+        self._log = EpisodeLog()
 
     @property
     def episode_length(self) -> int:
@@ -419,7 +421,11 @@ class WindowedEnv(Env[Any, Any]):
 
 class LearnableWindowedEnv(WindowedEnv):
     """A ``WindowedEnv`` with the learnable settings of ``windowed.learning`` (Trading and
-    Portfolio): subclasses call ``_setup_learning`` after ``_setup`` and give ``_own_gbm``."""
+    Portfolio): subclasses call ``_setup_learning`` after ``_setup``, give ``_own_gbm`` and
+    name the benchmark of their relative rewards."""
+
+    _benchmark: str
+    """The benchmark of the relative and expected rewards, in words."""
 
     def _setup_learning(
         self, *, observation: Any, reward_mode: Any, random_start: Any, reward: Any
@@ -443,6 +449,19 @@ class LearnableWindowedEnv(WindowedEnv):
     def reward_mode(self) -> str:
         """The reward: ``"realised"``, ``"relative"`` or ``"expected"`` (read-only)."""
         return self._learning.reward_mode
+
+    @property
+    def reward_description(self) -> str:
+        """The reward in one line, with this env's settings (``sekai info`` shows it)."""
+        mode, benchmark = self._learning.reward_mode, self._benchmark
+        if mode == "relative":
+            return f"the step's log return minus that of {benchmark}, over its per-step volatility"
+        if mode == "expected":
+            return (
+                "the step's expected log return given the state and the action, costs "
+                f"included, minus that of {benchmark}, over its per-step variance"
+            )
+        return repr(self.reward_fn)
 
     @property
     def random_start(self) -> bool:

@@ -1,0 +1,74 @@
+"""Say when numba compiles: a progress bar on a terminal, else one logged notice.
+
+numba compiles a function the first time it runs with new argument types, unless its disk
+cache (``cache=True``) holds that version. ``reporting`` watches numba's compile events
+inside a block of work measured in units: at the first compile it draws a ``Progress`` bar
+of the units when there is a terminal, else it logs one notice on the ``sekai.finance.lob``
+logger (at WARNING, so that it shows without any logging set up). Work whose functions all
+load from the cache is not reported. Imported only with numba.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from numba.core import event
+
+from sekai.utils.progress import Progress
+
+__all__ = ["LOGGER", "reporting"]
+
+LOGGER = logging.getLogger("sekai.finance.lob")
+
+
+class _Watch(event.Listener):
+    """Counts the units done and reports numba's first compile in the block."""
+
+    def __init__(self, what: str, total: int, notice: str) -> None:
+        self.what = what
+        self.total = total
+        self.notice = notice
+        self.done = 0
+        self.bar: Progress | None = None
+
+    def on_start(self, event: Any) -> None:
+        if self.bar is None:
+            self.bar = Progress(self.total, f"compiling {self.what}")
+            if not self.bar.active:
+                LOGGER.warning(self.notice)
+            self.bar.update(self.done)
+        else:
+            self.bar.update(0)  # redraws the elapsed time during a long compile
+
+    def on_end(self, event: Any) -> None:
+        if self.bar is not None:
+            self.bar.update(0)
+
+    def advance(self, units: int) -> None:
+        """Count ``units`` more done."""
+        self.done += units
+        if self.bar is not None:
+            self.bar.update(units)
+
+
+@contextmanager
+def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int], None]]:
+    """Report numba compiling ``what`` inside the block, ``total`` units of work.
+
+    Yields the function that counts units done. Without a terminal the notice logged is
+    ``sekai: numba is compiling <what> (...)``, with ``hint`` at its end.
+    """
+    notice = (
+        f"sekai: numba is compiling {what} (about a minute, once: numba caches it on disk "
+        f"for later runs{hint})."
+    )
+    watch = _Watch(what, total, notice)
+    try:
+        with event.install_listener("numba:compile", watch):
+            yield watch.advance
+    finally:
+        if watch.bar is not None:
+            watch.bar.close()

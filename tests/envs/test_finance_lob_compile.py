@@ -1,0 +1,246 @@
+"""The numba engine compiles in one step, with a notice, and ``sekai check`` warms its cache.
+
+From an empty numba cache, ``LimitOrderBook-v0`` used to compile for about a minute at
+make/reset and half a minute more during its first 300-step episode, without a word. The
+slow tests run fresh processes on an empty cache (``NUMBA_CACHE_DIR`` in a temporary folder).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sekai
+
+pytest.importorskip("numba")
+
+from numba import njit
+
+from sekai.finance.lob._compiling import LOGGER, reporting
+
+ENGINE_NOTICE = (
+    "sekai: numba is compiling the order-book engine (about a minute, once: numba caches it "
+    "on disk for later runs; `sekai check LimitOrderBook-v0` compiles it ahead of time)."
+)
+REPLAY_NOTICE = (
+    "sekai: numba is compiling the LOBSTER replay (about a minute, once: numba caches it on "
+    "disk for later runs)."
+)
+
+# Run in a fresh process: counts numba's compiles and the cache misses of the engine's
+# functions. ``simulated()`` and ``replayed()`` make and reset LimitOrderBook-v0 with
+# zero-intelligence flow and replaying a LOBSTER day; ``play`` runs the episode (300 and 25
+# steps) and counts what numba compiles during it.
+PRELUDE = """
+import json
+import numpy as np
+from numba.core import event
+from numba.core.dispatcher import Dispatcher
+import sekai
+from sekai.finance.lob import simulate_lobster
+
+
+class Count(event.Listener):
+    def __init__(self):
+        self.n = 0
+
+    def on_start(self, event):
+        self.n += 1
+
+    def on_end(self, event):
+        pass
+
+
+def misses():
+    from sekai.envs.finance.order_book import kernels
+    from sekai.finance.lob import _array_book, _array_flow, _array_replay, _array_state
+
+    modules = (kernels, _array_book, _array_flow, _array_replay, _array_state)
+    return sum(
+        sum(value.stats.cache_misses.values())
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, Dispatcher)
+    )
+
+
+def simulated(seed=0):
+    env = sekai.make("LimitOrderBook-v0")
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    return env
+
+
+def replayed(seed=1):
+    env = sekai.make(
+        "LimitOrderBook-v0",
+        data=simulate_lobster(8000, levels=5, seed=1),
+        session_length=0.05,
+        decision_interval=0.002,
+        warmup=0.02,
+        latency=0.0005,
+    )
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    return env
+
+
+def play(env):
+    count = Count()
+    steps = 0
+    with event.install_listener("numba:compile", count):
+        while not env.step(env.action_space.sample()).terminated:
+            steps += 1
+    return [steps + 1, count.n]
+"""
+
+
+def _run(script: str, cache: Path) -> tuple[dict[str, Any], str]:
+    """Run ``PRELUDE`` + ``script`` with ``cache`` as numba's cache; (its JSON line, stderr)."""
+    result = _python(["-c", PRELUDE + script], cache)
+    return json.loads(result.stdout.splitlines()[-1]), result.stderr
+
+
+def _python(argv: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+    """Run Python with ``argv`` and ``cache`` as numba's cache; it must succeed."""
+    src = str(Path(sekai.__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": src}
+    result = subprocess.run(
+        [sys.executable, *argv], env=env, capture_output=True, text=True, timeout=1200, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.mark.slow
+def test_the_first_use_compiles_the_engine_at_once_with_a_notice(tmp_path: Path) -> None:
+    cache = tmp_path / "numba"
+    first, log = _run(
+        "out = {'simulated': play(simulated()), 'replayed': play(replayed())}\n"
+        "out['again'] = play(simulated(2))\n"
+        "print(json.dumps(out))\n",
+        cache,
+    )
+    # make compiled the engine and said so once; the reset with data compiled the replay's
+    # reconstruction, with its own notice; the episodes compiled nothing (each used to compile
+    # for half a minute), and the second env of the process said nothing.
+    assert first == {"simulated": [300, 0], "replayed": [25, 0], "again": [300, 0]}
+    assert log.count(ENGINE_NOTICE) == 1
+    assert log.count(REPLAY_NOTICE) == 1
+    assert log.count("numba is compiling") == 2
+
+    later, log = _run(
+        "out = {'simulated': play(simulated()), 'replayed': play(replayed())}\n"
+        "out['misses'] = misses()\n"
+        "print(json.dumps(out))\n",
+        cache,
+    )
+    # A later process loads it all from the cache, without a word.
+    assert later == {"simulated": [300, 0], "replayed": [25, 0], "misses": 0}
+    assert "numba is compiling" not in log
+
+
+@pytest.mark.slow
+def test_sekai_check_compiles_the_engine_into_the_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "numba"
+    check = _python(["-m", "sekai", "check", "LimitOrderBook-v0", "--steps", "5"], cache)
+    assert check.stdout == "LimitOrderBook-v0: all checks passed.\n"
+    assert check.stderr == ENGINE_NOTICE + "\n"
+    after, log = _run(
+        "count = Count()\n"
+        "with event.install_listener('numba:compile', count):\n"
+        "    steps, _ = play(simulated())\n"
+        "print(json.dumps({'steps': steps, 'compiled': count.n, 'misses': misses()}))\n",
+        cache,
+    )
+    # After the command, making, resetting and playing an episode compile nothing.
+    assert after == {"steps": 300, "compiled": 0, "misses": 0}
+    assert log == ""
+
+
+# --- the report --------------------------------------------------------------------------------
+
+
+class FakeTTY(io.StringIO):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _kernel() -> Any:
+    """A new (uncached) numba function: it compiles at its first call."""
+
+    @njit(cache=False)
+    def twice(x: int) -> int:
+        return 2 * x
+
+    return twice
+
+
+def test_compiling_without_a_terminal_logs_one_notice_and_nothing_once_compiled(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    kernel = _kernel()
+    with caplog.at_level(logging.WARNING, LOGGER.name):
+        with reporting("the test kernel", 2, "; a hint") as done:
+            assert kernel(3) == 6
+            done(1)
+            assert kernel(4) == 8
+            done(1)
+        assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+            (
+                "sekai.finance.lob",
+                logging.WARNING,
+                "sekai: numba is compiling the test kernel (about a minute, once: numba caches "
+                "it on disk for later runs; a hint).",
+            )
+        ]
+        caplog.clear()
+        with reporting("the test kernel", 1) as done:
+            assert kernel(5) == 10
+            done(1)
+        assert caplog.records == []
+    assert sys.stderr.getvalue() == sys.stdout.getvalue() == ""
+
+
+def test_compiling_on_a_terminal_draws_a_bar_instead_of_the_notice(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    kernel = _kernel()
+    with caplog.at_level(logging.WARNING, LOGGER.name), reporting("the test kernel", 4) as done:
+        done(1)  # a stage whose functions came from the cache: nothing drawn yet
+        assert terminal.getvalue() == ""
+        kernel(1)
+        done(3)
+    assert caplog.records == []
+    drawn = terminal.getvalue()
+    assert drawn.startswith("\rcompiling the test kernel [")
+    assert drawn.endswith("\n")
+    assert (
+        drawn.rstrip()
+        .split("\r")[-1]
+        .startswith(f"compiling the test kernel [{'#' * 30}] 4/4 100% ")
+    )
+
+
+def test_nothing_is_said_when_nothing_compiles(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with caplog.at_level(logging.WARNING, LOGGER.name), reporting("nothing", 1) as done:
+        done(1)
+    assert caplog.records == [] and terminal.getvalue() == ""
