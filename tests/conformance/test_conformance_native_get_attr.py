@@ -60,6 +60,7 @@ def test_every_finance_native_env_is_covered() -> None:
     assert NATIVE_IDS == [
         "Market-v0",
         "MarketMaking-v0",
+        "MarketMaking-v1",
         "OptimalExecution-v0",
         "Portfolio-v0",
         "Trading-v0",

@@ -102,19 +102,28 @@ def test_python_dash_m_version() -> None:
 
 
 def test_finance_registrations_follow_the_classic_ones_in_order() -> None:
-    ids = [s.id for s in sekai.all_specs()][5:11]
+    ids = [s.id for s in sekai.all_specs()][5:12]
     assert ids == [
         "Trading-v0",
         "Portfolio-v0",
         "MarketMaking-v0",
+        "MarketMaking-v1",
         "OptimalExecution-v0",
         "Market-v0",
         "LimitOrderBook-v0",
     ]
-    vector = {"Trading-v0", "Portfolio-v0", "MarketMaking-v0", "OptimalExecution-v0", "Market-v0"}
+    vector = {
+        "Trading-v0",
+        "Portfolio-v0",
+        "MarketMaking-v0",
+        "MarketMaking-v1",
+        "OptimalExecution-v0",
+        "Market-v0",
+    }
     for env_id in ids:
         spec = sekai.spec(env_id)
-        assert spec.max_episode_steps is None and spec.kwargs == {}
+        assert spec.max_episode_steps is None
+        assert (spec.kwargs == {}) == env_id.endswith("-v0")  # -v1 ids switch options on
         assert (spec.vector_entry_point is not None) == (env_id in vector)
     assert sekai.spec("Market-v0").entry_point == "sekai.envs.finance.market_env:MarketEnv"
     assert sekai.spec("Market-v0").vector_entry_point == "sekai.envs.finance.vector:MarketVecEnv"

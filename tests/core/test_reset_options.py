@@ -26,6 +26,7 @@ KNOWN: dict[str, dict[str, Any]] = {
     "Portfolio-v0": {"start": None},
     "Market-v0": {"start": None},
     "MarketMaking-v0": {},
+    "MarketMaking-v1": {},
     "OptimalExecution-v0": {},
     "LimitOrderBook-v0": {},
 }
