@@ -225,11 +225,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         p_ask = 1.0 - _exp(-intensity * _exp(-k * ask_offset) * dt)
         bid_filled = can_buy and u_bid < p_bid
         ask_filled = can_sell and u_ask < p_ask
-        reward: float | None = None
-        if self.expected_reward:
-            reward = self._expected_reward(
-                q, p_bid if can_buy else 0.0, p_ask if can_sell else 0.0, bid_offset, ask_offset
-            )
+        q_before = q
         if bid_filled:
             q += size
             cash -= size * bid
@@ -246,7 +242,15 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.bid_filled = bid_filled
         self.ask_filled = ask_filled
         self.elapsed_steps = t = self.elapsed_steps + 1
-        if reward is None:
+        if self.expected_reward:
+            reward = self._expected_reward(
+                q_before,
+                p_bid if can_buy else 0.0,
+                p_ask if can_sell else 0.0,
+                bid_offset,
+                ask_offset,
+            )
+        else:
             reward = (
                 (cash + q * mid)
                 - wealth_before
