@@ -233,6 +233,11 @@ INFO = {
         "at most 200 steps",
         "ΔW - ½·risk_aversion·sigma²·dt·q² with wealth W = cash + q·mid",
     ),
+    "MarketMaking-v1": (
+        "at most 200 steps",
+        "order_size·(p_b·δ_b + p_a·δ_a) - ½·risk_aversion·sigma²·dt·E[q'²], the expected step "
+        "reward given the state and the quotes",
+    ),
     "MountainCar-v0": ("at most 200 steps (TimeLimit)", "-1 per step"),
     "MountainCarContinuous-v0": (
         "at most 999 steps (TimeLimit)",

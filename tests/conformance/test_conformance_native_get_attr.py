@@ -61,6 +61,7 @@ def test_every_finance_native_env_is_covered() -> None:
         "Market-v0",
         "MarketDiscrete-v0",
         "MarketMaking-v0",
+        "MarketMaking-v1",
         "OptimalExecution-v0",
         "OptimalExecution-v1",
         "Portfolio-v0",

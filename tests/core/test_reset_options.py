@@ -29,6 +29,7 @@ KNOWN: dict[str, dict[str, Any]] = {
     "Market-v0": {"start": None},
     "MarketDiscrete-v0": {"start": None},
     "MarketMaking-v0": {},
+    "MarketMaking-v1": {},
     "OptimalExecution-v0": {"random_start": False},
     "OptimalExecution-v1": {"random_start": True},
     "LimitOrderBook-v0": {},

@@ -223,6 +223,25 @@ def test_one_sub_env_reproduces_the_single_market_making_env() -> None:
     _replay_single(MarketMakingEnv(n_steps=60), MarketMakingVecEnv(1, n_steps=60), 7, actions)
 
 
+@pytest.mark.parametrize("random_start", [False, True])
+def test_one_sub_env_reproduces_the_single_env_under_the_learnable_options(
+    random_start: bool,
+) -> None:
+    """Centred actions, expected reward, scaled inventory (and random starts, drawn at every
+    autoreset): still the single env's outputs, episode after episode."""
+    rng = np.random.default_rng(2)
+    actions = list(rng.uniform(-1.5, 1.5, (200, 2)).astype(np.float32))
+    options = {
+        "centred_actions": True,
+        "expected_reward": True,
+        "inventory_scale": 8.0,
+        "random_start": random_start,
+        "n_steps": 60,
+        "max_inventory": 6,
+    }
+    _replay_single(MarketMakingEnv(**options), MarketMakingVecEnv(1, **options), 9, actions)
+
+
 def test_one_sub_env_reproduces_the_single_optimal_execution_env() -> None:
     rng = np.random.default_rng(1)
     actions = list(rng.uniform(-0.1, 0.4, (120, 1)).astype(np.float32))

@@ -108,6 +108,13 @@ register(
     renderer=f"{_FINANCE}.market_making:MarketMakingRenderer",
 )
 register(
+    "MarketMaking-v1",
+    f"{_FINANCE}.market_making:MarketMakingEnv",
+    vector_entry_point=f"{_FINANCE}.vector:MarketMakingVecEnv",
+    renderer=f"{_FINANCE}.market_making:MarketMakingRenderer",
+    kwargs={"centred_actions": True, "expected_reward": True, "inventory_scale": 8.0},
+)
+register(
     "OptimalExecution-v0",
     f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
     vector_entry_point=f"{_FINANCE}.vector:OptimalExecutionVecEnv",

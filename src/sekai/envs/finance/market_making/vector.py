@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 
 from sekai.core.options import check_reset_options_each
 from sekai.envs.finance.market_making.env import MarketMakingEnv
+from sekai.envs.finance.market_making.reference import (
+    avellaneda_stoikov_offsets,
+    reference_policies,
+)
 from sekai.vector.template import Param, TemplateVecEnv, float_actions, replace_rows
 
 __all__ = ["MarketMakingVecEnv"]
@@ -23,7 +27,8 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
 
     State arrays ``mid``, ``inventory`` (int64), ``cash``, ``bid``, ``ask``, ``bid_filled``,
     ``ask_filled``. Per step the generator draws ``random((N, 2))`` (bid, ask columns) then
-    ``standard_normal(N)``.
+    ``standard_normal(N)``; under ``random_start`` each reset draws
+    ``integers(-b, b + 1, size=k)`` for the ``k`` sub-envs it starts.
     """
 
     env_class = MarketMakingEnv
@@ -38,6 +43,12 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
     max_inventory = Param()
     order_size = Param()
     max_offset = Param()
+    centred_actions = Param("it fixes the action space")
+    expected_reward = Param()
+    inventory_scale = Param("it fixes the observation space")
+    random_start = Param()
+    default_offset = Param()
+    reward_description = Param("it follows from the settings")
 
     def _allocate(self) -> None:
         n = self.num_envs
@@ -57,6 +68,12 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         return result
 
     @property
+    def offset_range(self) -> tuple[float, float]:
+        """The quote distances the actions can express (``MarketMakingEnv.offset_range``)."""
+        range_: tuple[float, float] = self.template.offset_range
+        return range_
+
+    @property
     def time_remaining(self) -> NDArray[np.float64]:
         """Time left in each sub-env's episode, ``(n_steps - t)·dt``."""
         template = self.template
@@ -64,9 +81,16 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         check_reset_options_each(self, options)
-        self.mid = replace_rows(self.mid, indices, self.template.s0)
-        self.inventory = replace_rows(self.inventory, indices, 0)
-        self.cash = replace_rows(self.cash, indices, 0.0)
+        template = self.template
+        self.mid = replace_rows(self.mid, indices, template.s0)
+        if template.random_start:
+            bound = int(min(template.inventory_scale, template.max_inventory))
+            start = self.rng.integers(-bound, bound + 1, size=len(indices))
+            self.inventory = replace_rows(self.inventory, indices, start)
+            self.cash = replace_rows(self.cash, indices, -start * template.s0)
+        else:
+            self.inventory = replace_rows(self.inventory, indices, 0)
+            self.cash = replace_rows(self.cash, indices, 0.0)
         self.bid = replace_rows(self.bid, indices, _NAN)
         self.ask = replace_rows(self.ask, indices, _NAN)
         self.bid_filled = replace_rows(self.bid_filled, indices, False)
@@ -117,7 +141,7 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         template = self.template
         n_steps = template.n_steps
         obs = np.empty((self.num_envs, 2), np.float32)
-        np.divide(self.inventory, template.max_inventory, out=obs[:, 0])
+        np.divide(self.inventory, template.inventory_scale, out=obs[:, 0])
         np.divide(n_steps - self._t, n_steps, out=obs[:, 1])
         return obs
 
@@ -127,8 +151,13 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         template = self.template
         n = self.num_envs
         offsets = float_actions(self, actions, (n, 2))
+        if template.centred_actions:  # centre·(1 + a), a clipped to [-1, 1]
+            np.clip(offsets, -1.0, 1.0, out=offsets)
+            np.add(1.0, offsets, out=offsets)
+            np.multiply(template.default_offset, offsets, out=offsets)
         np.maximum(offsets, 0.0, out=offsets)
         np.minimum(offsets, template.max_offset, out=offsets)
+        quoted = offsets.copy() if template.expected_reward else offsets
         mid, q, cash, t = self.mid, self.inventory, self.cash, self._t
         size, max_inventory, dt = template.order_size, template.max_inventory, template.dt
         bid = mid - offsets[:, 0]
@@ -144,24 +173,34 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         np.exp(offsets, out=offsets)
         np.subtract(1.0, offsets, out=offsets)
         fills = uniforms < offsets
-        bid_filled = fills[:, 0] & (q <= max_inventory - size)
-        ask_filled = fills[:, 1] & (q >= size - max_inventory)
+        can_buy = q <= max_inventory - size
+        can_sell = q >= size - max_inventory
         active = self.active
         if active is not None:
-            bid_filled &= active
-            ask_filled &= active
+            can_buy &= active
+            can_sell &= active
             z *= active
             t = t + active
         else:
             t = t + 1
+        bid_filled = fills[:, 0] & can_buy
+        ask_filled = fills[:, 1] & can_sell
+        expected = (
+            self._expected_rewards(q, offsets[:, 0] * can_buy, offsets[:, 1] * can_sell, quoted)
+            if template.expected_reward
+            else None
+        )
         wealth_before = cash + q * mid
         q = q + size * bid_filled - size * ask_filled
         cash = cash - size * bid * bid_filled + size * ask * ask_filled
         sigma = template.sigma
         mid = mid + sigma * math.sqrt(dt) * z
         wealth = cash + q * mid
-        penalty = 0.5 * template.risk_aversion * sigma * sigma * dt
-        rewards = wealth - wealth_before - penalty * q * q
+        if expected is None:
+            penalty = 0.5 * template.risk_aversion * sigma * sigma * dt
+            rewards = wealth - wealth_before - penalty * q * q
+        else:
+            rewards = expected
         if active is not None:  # frozen sub-envs keep their last quotes and fills
             bid = np.where(active, bid, self.bid)
             ask = np.where(active, ask, self.ask)
@@ -173,16 +212,48 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         infos = self._infos(mid, q, cash, wealth, bid, ask, bid_filled, ask_filled, t)
         return rewards, terminated, np.zeros(n, bool), infos
 
-    def avellaneda_stoikov_action(self) -> NDArray[np.float32]:
-        """Avellaneda-Stoikov quote distances ``(N, 2)`` for every sub-env's state."""
+    def _expected_rewards(
+        self,
+        q: NDArray[np.int64],
+        p_bid: NDArray[np.float64],
+        p_ask: NDArray[np.float64],
+        offsets: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """The realised rewards' expectations given the inventories ``q``, the quotes
+        ``offsets`` and their (allowed) fill probabilities; as ``MarketMakingEnv``'s."""
         template = self.template
-        gamma = template.risk_aversion
-        variance_left = template.sigma * template.sigma * self.time_remaining
-        skew = self.inventory * gamma * variance_left
-        if gamma > 0:
-            spread = gamma * variance_left + (2.0 / gamma) * math.log(1.0 + gamma / template.k)
-        else:
-            spread = np.full(self.num_envs, 2.0 / template.k)
-        half = spread / 2.0
-        quotes = np.stack([half + skew, half - skew], axis=1)
-        return np.clip(quotes, 0.0, template.max_offset).astype(np.float32)
+        size = template.order_size
+        up = p_bid * (1.0 - p_ask)
+        down = p_ask * (1.0 - p_bid)
+        mean_square = (
+            q * q + up * (2 * q * size + size * size) + down * (size * size - 2 * q * size)
+        )
+        sigma = template.sigma
+        penalty = 0.5 * template.risk_aversion * sigma * sigma * template.dt
+        result: NDArray[np.float64] = (
+            size * (p_bid * offsets[:, 0] + p_ask * offsets[:, 1]) - penalty * mean_square
+        )
+        return result
+
+    def avellaneda_stoikov_action(self) -> NDArray[np.float32]:
+        """Avellaneda-Stoikov quotes ``(N, 2)`` for every sub-env's state, as actions of this
+        env (the quote distances themselves unless ``centred_actions``)."""
+        template = self.template
+        offsets = avellaneda_stoikov_offsets(
+            self.inventory,
+            self.time_remaining,
+            sigma=template.sigma,
+            risk_aversion=template.risk_aversion,
+            fill_decay=template.k,
+            max_offset=template.max_offset,
+        )
+        return template.action_from_offsets(offsets)
+
+    def action_from_offsets(self, offsets: Any) -> NDArray[np.float32]:
+        """The actions that quote the distances ``offsets`` (last axis: bid, ask)."""
+        return self.template.action_from_offsets(offsets)
+
+    def reference_policies(self) -> dict[str, Callable[[Any], NDArray[np.float32]]]:
+        """``MarketMakingEnv.reference_policies`` for the shared configuration; each maps a
+        batch of observations ``(N, 2)`` to a batch of actions ``(N, 2)``."""
+        return reference_policies(self.template)
