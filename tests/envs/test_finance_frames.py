@@ -96,6 +96,9 @@ def test_labels_number_the_rows_and_a_date_index_with_a_typo_is_refused() -> Non
     typo = pd.Series(labels.to_numpy(), index=["2020-01-02", "2020-01-03", "2020-13-06", "b", "c"])
     with pytest.raises(ValueError, match=r"the index, row 2: '2020-13-06' is not a date"):
         TradingEnv(typo, lookback=1, episode_length=3)
+    numbers = pd.Series(labels.to_numpy(), index=pd.Index([7, 8, 9, 10, 11], dtype=object))
+    by_row = TradingEnv(numbers, lookback=1, episode_length=3).data
+    assert by_row is not None and by_row.timestamps.tolist() == list(range(5))
 
 
 def test_market_takes_frames_as_prices_and_as_data() -> None:

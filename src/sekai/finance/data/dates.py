@@ -106,8 +106,12 @@ def _ambiguous(
 
 
 def any_dates(values: NDArray[Any]) -> bool:
-    """Whether any of ``values`` (1-D: text, date objects or others) reads as a date."""
-    return not np.isnat(_read(np.asarray(values, dtype=object))).all()
+    """Whether any of ``values`` (1-D) is a date object or date text (numbers are not)."""
+    items = np.asarray(values, dtype=object).tolist()
+    if any(isinstance(value, (dt.date, np.datetime64)) for value in items):
+        return True
+    text = np.array([value for value in items if isinstance(value, str)], dtype=object)
+    return bool(len(text)) and not np.isnat(_read(text)).all()
 
 
 def parse_dates(
