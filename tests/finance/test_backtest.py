@@ -218,3 +218,72 @@ def test_plot_draws_the_report_and_writes_a_png(tmp_path: Any) -> None:
     with pytest.raises(ValueError, match=r"episode\(k\)\.plot\(\)"):
         several.plot()
     assert several.episode(0).plot().shape == frame.shape
+
+
+# -- the span a backtest covers ---------------------------------------------------------------
+
+
+def _spx(rows: int = 1260) -> Any:
+    """Five years of a daily index: more than the 252-step episodes of the env's defaults."""
+    rng = np.random.default_rng(11)
+    close = 1229.23 * np.exp(np.cumsum(rng.normal(0.0002, 0.012, rows)))
+    return pd.Series(close, index=pd.bdate_range("1999-01-04", periods=rows), name="SPX")
+
+
+def _trend(obs: Any) -> int:
+    return 2 if float(np.sum(obs[:-1])) > 0.0 else 0
+
+
+def test_a_backtest_covers_the_whole_data_the_same_on_every_call() -> None:
+    series = _spx()
+    env = sekai.make("Trading-v0", prices=series)  # episode_length 252, lookback 30
+    runs = [backtest(env, _trend, progress=False) for _ in range(3)]
+    for other in runs[1:]:
+        pd.testing.assert_series_equal(runs[0].returns, other.returns)
+    result = runs[0]
+    stamps = series.index
+    assert result.summary.n_periods == len(series) - 31
+    assert result.period == (stamps[30], stamps[-1])
+    expected = pd.DatetimeIndex(stamps[31:].as_unit("ns").to_numpy(), name="time")
+    pd.testing.assert_index_equal(result.returns.index, expected)
+    lines = str(result).splitlines()
+    assert lines[0].split() == ["period", "1999-02-15", "..", f"{stamps[-1].date()}"]
+    assert lines[1].split()[:2] == ["periods", str(len(series) - 31)]
+    assert "1999-02-15 .. " in repr(result)
+
+
+def test_start_and_end_cut_a_span_and_window_episode_runs_the_env_episodes() -> None:
+    series = _spx()
+    env = sekai.make("Trading-v0", prices=series)
+    span = backtest(env, _trend, start="2001-01-02", end="2001-12-31", progress=False)
+    assert span.period == (pd.Timestamp("2001-01-02"), pd.Timestamp("2001-12-31"))
+    assert span.returns.index[0] == pd.Timestamp("2001-01-03")
+    rows = backtest(env, _trend, start=100, end=-100, progress=False)
+    assert rows.period == (series.index[100], series.index[-100])
+    sampled = backtest(env, _trend, window="episode", episodes=3, seed=4, progress=False)
+    assert sampled.summary.n_periods == 3 * 252
+    again = backtest(env, _trend, window="episode", episodes=3, seed=4, progress=False)
+    pd.testing.assert_series_equal(sampled.returns, again.returns)
+    first, last = sampled.period
+    assert first >= series.index[30] and last <= series.index[-1]
+    fixed = backtest(env, _trend, window="episode", start="2002-01-02", progress=False)
+    assert fixed.period[0] == pd.Timestamp("2002-01-02") and fixed.summary.n_periods == 252
+    with pytest.raises(ValueError, match="window='episode' runs the env's own episodes"):
+        backtest(env, _trend, window="episode", end="2002-01-02")
+    with pytest.raises(ValueError, match="window must be"):
+        backtest(env, _trend, window="year")
+    with pytest.raises(TypeError, match="window must be"):
+        backtest(env, _trend, window=252)  # type: ignore[arg-type]
+
+
+def test_portfolio_and_market_backtests_span_their_data() -> None:
+    frame = _frame(rows=400)
+    for name in ("Portfolio-v0", "Market-v0"):
+        env = sekai.make(name, prices=frame, lookback=5, episode_length=50)
+        result = backtest(env, lambda obs: np.array([1.0, 1.0, 1.0, 0.0]), progress=False)
+        assert result.summary.n_periods == 400 - 6
+        assert result.period == (frame.index[5], frame.index[-1])
+    simulated = sekai.make("Portfolio-v0", n_assets=3, episode_length=40)
+    result = backtest(simulated, lambda obs: np.ones(4), seed=0, progress=False)
+    assert result.summary.n_periods == 40 and result.period == (0, 40)
+    assert str(result).splitlines()[0].split() == ["period", "0", "..", "40"]

@@ -345,6 +345,7 @@ def panels(draw):
     )
 
 
+@pytest.mark.filterwarnings("ignore:the time axis has .* far longer:UserWarning")  # random gaps
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai.error import LookAheadError
-from sekai.finance.data.panel import _float_array
+from sekai.finance.data.panel_arrays import float_array
 from sekai.utils.validation import check_array, check_int, check_real
 
 __all__ = [
@@ -41,7 +41,7 @@ Array = NDArray[np.float64]
 
 def _data(x: ArrayLike, name: str) -> Array:
     """A float64 copy of a 1-D or 2-D input without infinities."""
-    arr = _float_array(x, name)
+    arr = float_array(x, name)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D (T,) or 2-D (T, N), got shape {arr.shape}.")
     if np.isinf(arr).any():
@@ -466,7 +466,7 @@ def check_causal(
     first (else ``LookAheadError`` naming both shapes) and equal it up to the cut (``isclose``
     with ``rtol``/``atol``, NaN equal to NaN). ``x`` needs ``T >= 3`` rows, checked first.
     """
-    arr = _float_array(x, "x")
+    arr = float_array(x, "x")
     if arr.ndim and arr.shape[0] < 3:
         raise ValueError(f"x needs at least 3 rows to be checked, got {arr.shape[0]}.")
     if arr.ndim not in (1, 2):

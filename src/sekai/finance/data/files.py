@@ -1,4 +1,4 @@
-"""Panels from CSV and Parquet files, and the Parquet file of a panel.
+"""Panels from CSV and Parquet files.
 
 A source is one file, a folder (its ``*.csv`` or ``*.parquet`` files, sorted) or a glob
 pattern. Each file is read in one of two layouts, detected or forced with ``layout=``:
@@ -9,21 +9,22 @@ pattern. Each file is read in one of two layouts, detected or forced with ``layo
   ticker's OHLCV); the column rules are those of ``pandas_io``.
 
 The time column is named like ``pandas_io.TIME_NAMES`` (any case) or by ``time=``; text is
-parsed as dates (``datetime64[ns]``), numbers give a numeric axis. With several files, the
+parsed as dates (``datetime64[ns]``) by the rules of ``dates`` and a ``ReadOptions``, numbers
+give a numeric axis. A wide file's column of repeated text is refused as the asset column of
+a long file under another name (``asset=`` names it). With several files, the
 long ones are merged (a (time, asset) cell listed twice: the last file wins) and each wide
 one is the file of one ticker, its stem (``AAPL.csv`` -> ``"AAPL"``); the panel spans the
 union of their timestamps, NaN where an asset is not listed. A wide single-ticker file is
 named after its stem too. Parquet files written by ``write_parquet`` are restored exactly
-from their JSON metadata. A read gives a whole panel or raises: nothing is half-loaded.
+from their JSON metadata (``parquet_file``). A read gives a whole panel or raises: nothing
+is half-loaded.
 """
 
 from __future__ import annotations
 
 import csv
 import glob
-import importlib
 import itertools
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -34,7 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.data import pandas_io
-from sekai.utils.extras import missing_extra
+from sekai.finance.data.dates import ReadOptions
+from sekai.finance.data.parquet_file import META_KEY, pyarrow_modules, restore, write_parquet
 from sekai.utils.validation import check_choice
 
 __all__ = ["ASSET_NAMES", "read_csv", "read_parquet", "write_parquet"]
@@ -44,10 +46,6 @@ Array = NDArray[np.float64]
 
 #: Names of an asset column in a long file, matched ignoring case.
 ASSET_NAMES = ("symbol", "ticker", "asset", "asset_id", "instrument", "security")
-
-_META_KEY = b"sekai"
-_FORMAT = "sekai.MarketData/1"
-_UNITS = ("D", "s", "ms", "us", "ns")  # datetime units Parquet stores natively
 
 
 @dataclass
@@ -70,10 +68,11 @@ class _Options:
     asset: str | None
     fields: tuple[str, ...] | None
     price_field: str
+    dates: ReadOptions
 
 
 def _options(
-    layout: Any, columns: Any, time: Any, asset: Any, fields: Any, price_field: Any
+    layout: Any, columns: Any, time: Any, asset: Any, fields: Any, price_field: Any, dates: Any
 ) -> _Options:
     if layout is not None:
         check_choice(layout, "layout", ("long", "wide"))
@@ -85,18 +84,11 @@ def _options(
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {value!r}.")
     keep = None if fields is None else tuple([fields] if isinstance(fields, str) else fields)
-    return _Options(layout, renames, time, asset, keep, price_field)
-
-
-def _pyarrow() -> tuple[Any, Any]:
-    try:
-        pa = importlib.import_module("pyarrow")
-        pq = importlib.import_module("pyarrow.parquet")
-    except ImportError as exc:
-        raise ImportError(
-            missing_extra("Reading and writing Parquet", "pyarrow", "parquet")
-        ) from exc
-    return pa, pq
+    if dates is None:
+        dates = ReadOptions()
+    elif not isinstance(dates, ReadOptions):
+        raise TypeError(f"options must be a ReadOptions or None, got {type(dates).__name__}.")
+    return _Options(layout, renames, time, asset, keep, price_field, dates)
 
 
 def _sources(source: Any, suffixes: tuple[str, ...]) -> list[Path]:
@@ -195,7 +187,7 @@ def _wide_part(frame: Any, opts: _Options, stem: str) -> _Part:
     """A wide pandas frame with its time index as one ``_Part``."""
     names = frame.columns.tolist()
     asset = stem if any(pandas_io.field_name(c) for c in names) else None
-    stamps = pandas_io.time_axis(frame.index)
+    stamps = pandas_io.time_axis(frame.index, opts.dates)
     price, arrays, assets = pandas_io.layout(frame, price_field=opts.price_field, asset=asset)
     listed = np.ones((len(frame), len(assets)), dtype=bool)
     return _Part(stamps, arrays, assets, price, listed, False)
@@ -224,6 +216,23 @@ def _is_long(names: list[Any], opts: _Options) -> Any:
             f"asset=...; the columns are {names}."
         )
     return None if opts.layout == "wide" else column
+
+
+def _check_asset_text(frame: Any, names: list[Any]) -> None:
+    """Refuse a wide file's column of text repeated over rows: the asset column of a long file
+    under a name that is none of ``ASSET_NAMES``."""
+    pd = pandas_io._pandas()
+    for name in names:
+        text = frame[name].dropna()
+        if pd.api.types.is_numeric_dtype(text) or len(text) < 2:
+            continue
+        bad = pd.to_numeric(text, errors="coerce").isna().to_numpy()
+        if bad.any() and 2 * text.nunique() <= len(text):
+            raise ValueError(
+                f"column {name!r} holds text repeated over rows (such as {text[bad].iloc[0]!r}), "
+                "not numbers: it looks like the asset column of a long file (one row per time "
+                f"and asset). Pass asset={name!r}, or rename it to one of {list(ASSET_NAMES)}."
+            )
 
 
 # -- CSV ------------------------------------------------------------------------------------
@@ -266,7 +275,9 @@ def _csv_part(path: Path, opts: _Options, sep: str) -> _Part:
     when = _time_of(names, opts)
     asset = _is_long(names, opts)
     chosen = _select(names, opts, [when, asset])
-    stamps = pandas_io.parse_times(frame[when].to_numpy(), when, where)
+    stamps = pandas_io.parse_times(frame[when].to_numpy(), when, where, opts.dates)
+    if asset is None:
+        _check_asset_text(frame, chosen)
     values = pandas_io.numbers(frame, chosen, where)
     if asset is None:
         wide = pd.DataFrame(values, index=pd.Index(stamps), columns=chosen)
@@ -281,7 +292,7 @@ def _csv_part(path: Path, opts: _Options, sep: str) -> _Part:
 
 
 def _parquet_file(path: Path) -> Any:
-    _, pq = _pyarrow()
+    _, pq = pyarrow_modules()
     try:
         return pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for broken files
@@ -289,7 +300,7 @@ def _parquet_file(path: Path) -> Any:
 
 
 def _arrow_numbers(table: Any, names: list[Any]) -> dict[Any, Array]:
-    pa, _ = _pyarrow()
+    pa, _ = pyarrow_modules()
     out = {}
     for name in names:
         column = table.column(name)
@@ -305,8 +316,8 @@ def _arrow_numbers(table: Any, names: list[Any]) -> dict[Any, Array]:
     return out
 
 
-def _arrow_times(column: Any, name: str) -> NDArray[Any]:
-    pa, _ = _pyarrow()
+def _arrow_times(column: Any, name: str, dates: ReadOptions) -> NDArray[Any]:
+    pa, _ = pyarrow_modules()
     kind = column.type
     if pa.types.is_timestamp(kind) and kind.tz is not None:
         raise ValueError(f"time column {name!r} is timezone-aware ({kind}); expected naive times.")
@@ -314,11 +325,11 @@ def _arrow_times(column: Any, name: str) -> NDArray[Any]:
         row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise ValueError(f"row {row} (0-based), column {name!r}: the time is missing.")
     values = column.to_numpy()
-    return pandas_io.parse_times(values, name, lambda row: f"row {row} (0-based)")
+    return pandas_io.parse_times(values, name, lambda row: f"row {row} (0-based)", dates)
 
 
 def _arrow_assets(column: Any, name: str) -> tuple[NDArray[np.intp], tuple[Any, ...]]:
-    pa, _ = _pyarrow()
+    pa, _ = pyarrow_modules()
     if column.null_count:
         row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise ValueError(f"row {row} (0-based), column {name!r}: no asset.")
@@ -336,7 +347,7 @@ def _arrow_assets(column: Any, name: str) -> tuple[NDArray[np.intp], tuple[Any, 
 
 def _parquet_part(path: Path, opts: _Options) -> _Part:
     handle = _parquet_file(path)
-    if _META_KEY in (handle.schema_arrow.metadata or {}):
+    if META_KEY in (handle.schema_arrow.metadata or {}):
         raise ValueError("a file written by to_parquet() must be read alone.")
     table = handle.read()
     if opts.columns:
@@ -344,10 +355,13 @@ def _parquet_part(path: Path, opts: _Options) -> _Part:
     names = list(table.column_names)
     asset = _is_long(names, opts)
     if asset is None:
-        return _wide_part(_wide_frame(table, opts), opts, path.stem)
+        frame = _wide_frame(table, opts)
+        if frame.columns.nlevels == 1:
+            _check_asset_text(frame, frame.columns.tolist())
+        return _wide_part(frame, opts, path.stem)
     when = _time_of(names, opts)
     chosen = _select(names, opts, [when, asset])
-    stamps = _arrow_times(table.column(when), when)
+    stamps = _arrow_times(table.column(when), when, opts.dates)
     codes, ids = _arrow_assets(table.column(asset), asset)
     return _pivot(stamps, codes, ids, _arrow_numbers(table, chosen), opts.price_field)
 
@@ -362,7 +376,9 @@ def _wide_frame(table: Any, opts: _Options) -> Any:
         names = frame.columns.tolist()
         when = _time_of(names, opts)
         index = pd.Index(
-            pandas_io.parse_times(frame[when].to_numpy(), when, lambda row: f"row {row} (0-based)")
+            pandas_io.parse_times(
+                frame[when].to_numpy(), when, lambda row: f"row {row} (0-based)", opts.dates
+            )
         )
         frame = frame.drop(columns=[when])
     if frame.columns.nlevels == 1:
@@ -451,9 +467,11 @@ def read_csv(
     fields: Iterable[str] | None = None,
     price_field: str = "close",
     sep: str = ",",
+    options: ReadOptions | None = None,
 ) -> P:
-    """``build(prices, fields=, timestamps=, assets=, price_field=)`` from CSV files."""
-    opts = _options(layout, columns, time, asset, fields, price_field)
+    """``build(prices, fields=, timestamps=, assets=, price_field=)`` from CSV files, dates
+    written as text read by ``options``."""
+    opts = _options(layout, columns, time, asset, fields, price_field, options)
     paths = _sources(source, (".csv",))
     return _read(build, paths, lambda path: _csv_part(path, opts, sep), source)
 
@@ -468,130 +486,17 @@ def read_parquet(
     asset: str | None = None,
     fields: Iterable[str] | None = None,
     price_field: str = "close",
+    options: ReadOptions | None = None,
 ) -> P:
     """Like ``read_csv`` for Parquet files; a ``write_parquet`` file is restored exactly."""
-    opts = _options(layout, columns, time, asset, fields, price_field)
+    opts = _options(layout, columns, time, asset, fields, price_field, options)
     paths = _sources(source, (".parquet", ".pq"))
     if len(paths) == 1:
         try:
             handle = _parquet_file(paths[0])
-            meta = (handle.schema_arrow.metadata or {}).get(_META_KEY)
+            meta = (handle.schema_arrow.metadata or {}).get(META_KEY)
             if meta is not None:
-                return _restore(build, handle, meta)
+                return restore(build, handle, meta)
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{paths[0]}: {exc}") from exc
     return _read(build, paths, lambda path: _parquet_part(path, opts), source)
-
-
-# -- the exact Parquet file of a panel ------------------------------------------------------
-
-
-def _unique_name(name: str, taken: set[str]) -> str:
-    while name in taken:
-        name = f"_{name}"
-    taken.add(name)
-    return name
-
-
-def write_parquet(panel: Any, path: Any) -> None:
-    """Write ``panel`` as a long table (time, asset, one column per field; rows time-major)
-    with JSON metadata that ``read_parquet`` restores it from exactly."""
-    pa, pq = _pyarrow()
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}.")
-    assets = list(panel.assets)
-    if all(isinstance(a, str) for a in assets):
-        ids: list[Any] = [str(a) for a in assets]
-        id_type = pa.string()
-    elif all(
-        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in assets
-    ):
-        ids = [int(a) for a in assets]
-        id_type = pa.int64()
-    else:
-        raise TypeError(
-            f"to_parquet() writes str or int asset ids (all of one kind), got {assets!r}."
-        )
-    stamps = panel.timestamps
-    n_steps, n_assets = len(stamps), len(assets)
-    as_int = stamps.dtype.kind == "M" and np.datetime_data(stamps.dtype)[0] not in _UNITS
-    stored = stamps.view(np.int64) if as_int else stamps
-    taken: set[str] = set()
-    time_col, asset_col = _unique_name("time", taken), _unique_name("asset", taken)
-    fields = [[name, _unique_name(name, taken)] for name in panel.fields]
-    columns = {
-        time_col: pa.array(np.repeat(stored, n_assets)),
-        asset_col: pa.array(np.tile(np.asarray(ids, dtype=object), n_steps), type=id_type),
-    }
-    for name, column in fields:
-        columns[column] = pa.array(panel.fields[name].reshape(-1))
-    exogenous = []
-    null = np.ones(n_steps * n_assets, dtype=bool)
-    null[::n_assets] = False
-    for name, series in panel.exogenous.items():
-        block = series.reshape(n_steps, -1)
-        names = [_unique_name(f"exogenous:{name}:{k}", taken) for k in range(block.shape[1])]
-        for k, column in enumerate(names):
-            values = np.zeros(n_steps * n_assets)
-            values[::n_assets] = block[:, k]
-            columns[column] = pa.array(values, mask=null)
-        exogenous.append([name, names, series.ndim])
-    meta = {
-        "format": _FORMAT,
-        "time": [time_col, str(stamps.dtype), as_int],
-        "assets": ids,
-        "fields": fields,
-        "exogenous": exogenous,
-        "price_field": panel.price_field,
-        "warmup": panel.warmup,
-    }
-    table = pa.table(columns).replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
-    pq.write_table(table, path)
-
-
-def _restore(build: Callable[..., P], handle: Any, raw: bytes) -> P:
-    try:
-        return _restored(build, handle, json.loads(raw))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"not a valid sekai Parquet file ({exc})") from exc
-
-
-def _restored(build: Callable[..., P], handle: Any, meta: Any) -> P:
-    if meta.get("format") != _FORMAT:
-        raise ValueError(f"unknown format {meta.get('format')!r}; expected {_FORMAT!r}")
-    time_col, dtype, as_int = meta["time"]
-    if np.dtype(dtype).kind not in "Mif":
-        raise ValueError(f"time dtype {dtype!r}; expected datetime64, int64 or float64")
-    assets = tuple(meta["assets"])
-    fields = {str(name): str(column) for name, column in meta["fields"]}
-    exo_cols = [c for _, cols, _ in meta["exogenous"] for c in cols]
-    table = handle.read(columns=[time_col, *fields.values(), *exo_cols])
-    n_assets = len(assets)
-    if n_assets < 1 or table.num_rows % n_assets:
-        raise ValueError(f"{table.num_rows} rows do not fill a panel of {n_assets} assets")
-    n_steps = table.num_rows // n_assets
-    times = np.asarray(table.column(time_col).to_numpy())
-    stamps = times[::n_assets]
-    if not np.array_equal(times, np.repeat(stamps, n_assets)):
-        raise ValueError("the time column is not time-major (one run of rows per time)")
-    stamps = stamps.view(dtype) if as_int else stamps.astype(dtype)
-
-    def column(name: str) -> Array:
-        return np.asarray(table.column(name).to_numpy(), dtype=np.float64)
-
-    arrays = {name: column(c).reshape(n_steps, n_assets) for name, c in fields.items()}
-    exogenous = {}
-    for name, cols, ndim in meta["exogenous"]:
-        block = np.stack([column(c)[::n_assets] for c in cols], axis=1)
-        exogenous[str(name)] = block[:, 0] if ndim == 1 else block
-    price = str(meta["price_field"])
-    main = arrays.pop(price)
-    return build(
-        main,
-        fields=arrays,
-        timestamps=stamps,
-        assets=assets,
-        exogenous=exogenous,
-        price_field=price,
-        warmup=int(meta["warmup"]),
-    )

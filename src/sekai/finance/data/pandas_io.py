@@ -10,31 +10,37 @@ A wide frame (index = time) is read by its columns:
 * columns mixing field names and other names are refused.
 
 Field names are matched ignoring case, spaces, hyphens and underscores (``"Adj Close"`` is
-``adj_close``) and stored in their snake_case form. Polars objects are converted to pandas
-first (``as_pandas``); polars is never imported here.
+``adj_close``) and stored in their snake_case form; ``price_field`` may name a column that is
+no field name (``price_field="Price"``), which is then the price field. A column that only
+looks like a field (``LOOKALIKES``: ``"Vol."``, ``"Price"``, ``"Change %"``) is refused
+rather than read as an asset. Dates written as text are read by ``dates.parse_dates``.
+Polars objects are converted to pandas first (``as_pandas``); polars is never imported here.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.finance.data.dates import ReadOptions, any_dates, parse_dates
 from sekai.utils.extras import missing_extra
 
 __all__ = [
     "FIELDS",
+    "LOOKALIKES",
     "TIME_NAMES",
     "as_pandas",
     "field_name",
     "from_long",
     "from_pandas",
     "is_frame",
+    "is_label_index",
+    "is_numeric_index",
     "layout",
     "numbers",
     "parse_times",
@@ -66,9 +72,23 @@ FIELDS = (
 )
 #: Names of a time column, matched ignoring case.
 TIME_NAMES = ("date", "datetime", "time", "timestamp")
+#: Column names that look like a field but are none (matched like field names, dots ignored),
+#: with the field each probably is (None: a derived column, to drop).
+LOOKALIKES: dict[str, str | None] = {
+    "vol": "volume",
+    "price": "close",
+    "change": None,
+    "chg": None,
+    "change%": None,
+    "chg%": None,
+    "%": None,
+    "pctchange": None,
+    "pctchg": None,
+}
 
 _KEYS = {name.replace("_", ""): name for name in FIELDS}
 _SEPARATORS = re.compile(r"[\s_\-]+")
+_DEFAULT = ReadOptions()
 
 
 def _pandas() -> Any:
@@ -78,11 +98,53 @@ def _pandas() -> Any:
         raise ImportError(missing_extra("This feature", "pandas", "pandas")) from exc
 
 
-def field_name(name: Any) -> str | None:
-    """The snake_case field ``name`` stands for (``"Adj Close"`` -> ``"adj_close"``), or None."""
+def _key(name: str) -> str:
+    return _SEPARATORS.sub("", name.strip().lower())
+
+
+def field_name(name: Any, price_field: str | None = None) -> str | None:
+    """The snake_case field ``name`` stands for (``"Adj Close"`` -> ``"adj_close"``), or None.
+
+    A ``price_field`` that is no field name is one more field (``"Price"`` -> ``"price"``).
+    """
     if not isinstance(name, str):
         return None
-    return _KEYS.get(_SEPARATORS.sub("", name.strip().lower()))
+    key = _key(name)
+    known = _KEYS.get(key)
+    if known is None and price_field is not None and key == _key(price_field):
+        return _SEPARATORS.sub("_", price_field.strip().lower()).strip("_")
+    return known
+
+
+def _lookalikes(names: Iterable[Any]) -> dict[Any, str | None]:
+    """The ``names`` that look like a field (``LOOKALIKES``), with the field each may be."""
+    found = {}
+    for name in names:
+        if isinstance(name, str):
+            key = _key(name).replace(".", "")
+            if key in LOOKALIKES:
+                found[name] = LOOKALIKES[key]
+    return found
+
+
+def _lookalike_error(found: dict[Any, str | None]) -> ValueError:
+    renames = {name: field for name, field in found.items() if field is not None}
+    drops = [name for name, field in found.items() if field is None]
+    fixes = []
+    if renames:
+        fixes.append(f"rename them to their fields (frame.rename(columns={renames!r}))")
+    if drops:
+        fixes.append(f"drop the columns that are no field (frame.drop(columns={drops!r}))")
+    fix = " and ".join(fixes)
+    price = next((name for name, field in found.items() if field == "close"), None)
+    keep = ""
+    if price is not None:
+        keep = f" To keep the name {price!r}, pass price_field={price!r}: it is then the price."
+    return ValueError(
+        f"columns {list(found)} look like fields, not assets: a frame's columns are either "
+        f"assets (one price each) or the fields of one asset ({', '.join(FIELDS[:6])}, ...). "
+        f"{fix[0].upper()}{fix[1:]}.{keep}"
+    )
 
 
 def time_column(names: Iterable[Any]) -> Any:
@@ -115,11 +177,12 @@ def _polars_values(series: Any) -> NDArray[Any]:
     return np.asarray(series.to_numpy())
 
 
-def as_pandas(value: Any, *, index: bool = True) -> Any:
+def as_pandas(value: Any, *, index: bool = True, options: ReadOptions = _DEFAULT) -> Any:
     """A polars Series or DataFrame as pandas (other values unchanged).
 
     ``index=True`` makes the frame's time column its index: the first Date/Datetime column,
-    else a column named like ``TIME_NAMES``. ``index=False`` converts every column as is.
+    else a column named like ``TIME_NAMES`` (text read by ``options``). ``index=False``
+    converts every column as is.
     """
     if not type(value).__module__.startswith("polars") or not is_frame(value):
         return value
@@ -139,17 +202,31 @@ def as_pandas(value: Any, *, index: bool = True) -> Any:
         )
     stamps = _polars_values(value[when])
     if stamps.dtype.kind in "OUS":
-        try:
-            stamps = pd.to_datetime(stamps).to_numpy()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"polars time column {when!r} is not dates: {exc}") from exc
+        stamps = parse_dates(stamps, options, lambda row: f"polars time column {when!r}, row {row}")
     rest = [n for n in names if n != when]
     data = {name: _polars_values(value[name]) for name in rest}
     return pd.DataFrame(data, index=pd.Index(stamps, name=when), columns=rest)
 
 
-def time_axis(index: Any) -> NDArray[Any]:
-    """The timestamps of a pandas index: ``datetime64[ns]`` for a ``DatetimeIndex``.
+def is_numeric_index(index: Any) -> bool:
+    """Whether a pandas ``index`` holds numbers (ints or floats, not bools): row numbers or a
+    numeric time axis rather than dates."""
+    pd = _pandas()
+    return bool(pd.api.types.is_numeric_dtype(index) and not pd.api.types.is_bool_dtype(index))
+
+
+def is_label_index(index: Any) -> bool:
+    """Whether a pandas ``index`` holds labels: one level of text (or other objects) none of
+    which reads as a date."""
+    pd = _pandas()
+    if index.nlevels != 1 or isinstance(index, pd.DatetimeIndex) or is_numeric_index(index):
+        return False
+    return not any_dates(index.to_numpy(dtype=object))
+
+
+def time_axis(index: Any, options: ReadOptions = _DEFAULT) -> NDArray[Any]:
+    """The timestamps of a pandas index: ``datetime64[ns]`` for dates (a ``DatetimeIndex``,
+    date objects, or text read by ``options``), the numbers of a numeric index.
 
     Refuses a timezone-aware, a multi-level, a duplicated or an unsorted index.
     """
@@ -163,32 +240,44 @@ def time_axis(index: Any) -> NDArray[Any]:
         if index.tz is not None:
             raise ValueError("the price index is timezone-aware; use index.tz_convert(None) first.")
         stamps: NDArray[Any] = index.to_numpy().astype("datetime64[ns]")
-    else:
+    elif is_numeric_index(index):
         stamps = index.to_numpy()
-    repeated = np.flatnonzero(index.duplicated())
+    else:
+        stamps = parse_dates(
+            index.to_numpy(dtype=object),
+            options,
+            lambda row: f"the index, row {row}",
+            " An index of labels, not times, is dropped with reset_index(drop=True).",
+        )
+    repeated = np.flatnonzero(pd.Index(stamps).duplicated())
     if len(repeated):
         first = index[repeated[0]]
-        rows = np.flatnonzero(index == first).tolist()
+        rows = np.flatnonzero(stamps == stamps[repeated[0]]).tolist()
         raise ValueError(
             f"the index has duplicate timestamps: {first} at rows {rows}; keep one row per "
             "time (e.g. frame[~frame.index.duplicated(keep='last')])."
         )
-    if stamps.dtype.kind in "Miuf":
-        back = np.flatnonzero(stamps[1:] < stamps[:-1])
-        if len(back):
-            row = int(back[0]) + 1
-            raise ValueError(
-                f"the index is not sorted: row {row} ({index[row]}) is earlier than row "
-                f"{row - 1} ({index[row - 1]}); sort it with frame.sort_index()."
-            )
+    back = np.flatnonzero(stamps[1:] < stamps[:-1])
+    if len(back):
+        row = int(back[0]) + 1
+        raise ValueError(
+            f"the index is not sorted: row {row} ({index[row]}) is earlier than row "
+            f"{row - 1} ({index[row - 1]}); sort it with frame.sort_index()."
+        )
     return stamps
 
 
-def parse_times(values: NDArray[Any], column: Any, where: Callable[[int], str]) -> NDArray[Any]:
-    """A time column as ``datetime64[ns]`` (dates, date text) or int64/float64 (numbers).
+def parse_times(
+    values: NDArray[Any],
+    column: Any,
+    where: Callable[[int], str],
+    options: ReadOptions = _DEFAULT,
+) -> NDArray[Any]:
+    """A time column as ``datetime64[ns]`` (dates, date text read by ``options``) or
+    int64/float64 (numbers).
 
-    A missing or unparseable value raises ``ValueError`` naming ``where(row)``, the column
-    and the value.
+    A missing, unparseable or ambiguous value raises ``ValueError`` naming ``where(row)``,
+    the column and the value.
     """
     kind = values.dtype.kind
     if kind in "iu":
@@ -198,26 +287,9 @@ def parse_times(values: NDArray[Any], column: Any, where: Callable[[int], str]) 
         if len(bad):
             raise ValueError(f"{where(int(bad[0]))}, column {column!r}: the time is missing.")
         return values.astype(np.float64)
-    if kind == "M":
-        out = values.astype("datetime64[ns]")
-    elif kind in "OUS":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            parsed = _pandas().to_datetime(values, errors="coerce")
-        out = np.asarray(parsed.to_numpy()).astype("datetime64[ns]")
-    else:
+    if kind not in "MOUS":
         raise ValueError(f"time column {column!r} has dtype {values.dtype}; expected dates.")
-    bad = np.flatnonzero(np.isnat(out))
-    if len(bad):
-        row = int(bad[0])
-        value = values[row]
-        problem = (
-            "the time is missing"
-            if value is None or (isinstance(value, float) and np.isnan(value)) or kind == "M"
-            else f"{value!r} is not a date (expected e.g. 2020-01-31 or 2020-01-31 16:00)"
-        )
-        raise ValueError(f"{where(row)}, column {column!r}: {problem}.")
-    return out
+    return parse_dates(values, options, lambda row: f"{where(row)}, column {column!r}")
 
 
 def numbers(
@@ -270,7 +342,7 @@ def _float(frame: Any) -> NDArray[np.float64]:
 
 
 def _price_key(price_field: str, present: Iterable[str]) -> str:
-    key = field_name(price_field) or price_field
+    key = field_name(price_field, price_field) or price_field
     names = list(present)
     if key not in names:
         raise ValueError(
@@ -289,7 +361,9 @@ def _multi_index(frame: Any, price_field: str) -> Layout:
             f"got {columns.nlevels}."
         )
     levels = [columns.get_level_values(i) for i in (0, 1)]
-    is_field = [all(field_name(v) is not None for v in level.unique()) for level in levels]
+    is_field = [
+        all(field_name(v, price_field) is not None for v in level.unique()) for level in levels
+    ]
     if is_field[0] == is_field[1]:
         which = "both" if is_field[0] else "neither"
         raise ValueError(
@@ -298,7 +372,7 @@ def _multi_index(frame: Any, price_field: str) -> Layout:
             f"{levels[0].unique().tolist()[:8]} and {levels[1].unique().tolist()[:8]}."
         )
     f_level, t_level = (levels[0], levels[1]) if is_field[0] else (levels[1], levels[0])
-    names = [field_name(v) for v in f_level]
+    names = [field_name(v, price_field) for v in f_level]
     field_codes, field_ids = pd.factorize(pd.Index(names), sort=False)
     ticker_codes, tickers = pd.factorize(t_level, sort=False)
     pairs = field_codes * len(tickers) + ticker_codes
@@ -334,25 +408,36 @@ def layout(prices: Any, *, price_field: str = "close", asset: Any = None) -> Lay
         )
     columns = prices.columns
     names = columns.tolist()
-    known = [field_name(c) for c in names] if columns.nlevels == 1 else []
+    known = [field_name(c, price_field) for c in names] if columns.nlevels == 1 else []
     if any(known):
         return _field_columns(prices, names, known, price_field, asset)
+    if columns.nlevels > 1:
+        _no_asset(asset)
+        return _multi_index(prices, price_field)
+    found = _lookalikes(names)
+    if found:
+        raise _lookalike_error(found)
+    _no_asset(asset)
+    _check_numeric(prices, "prices")
+    return price_field, {price_field: _float(prices)}, tuple(names)
+
+
+def _no_asset(asset: Any) -> None:
     if asset is not None:
         raise ValueError(
             f"asset={asset!r} names the one asset of a Series or of a frame of field columns; "
             "this frame's columns hold several assets."
         )
-    if columns.nlevels > 1:
-        return _multi_index(prices, price_field)
-    _check_numeric(prices, "prices")
-    return price_field, {price_field: _float(prices)}, tuple(names)
 
 
 def _field_columns(
     frame: Any, names: list[Any], known: list[str | None], price_field: str, asset: Any
 ) -> Layout:
-    _check_numeric(frame, "prices")
     others = [n for n, k in zip(names, known, strict=True) if k is None]
+    found = _lookalikes(others)
+    if found:
+        raise _lookalike_error(found)
+    _check_numeric(frame, "prices")
     if others:
         fields = [n for n, k in zip(names, known, strict=True) if k is not None]
         raise ValueError(
@@ -380,36 +465,48 @@ def from_pandas(
     exogenous: Any = None,
     price_field: str = "close",
     asset: Any = None,
+    options: ReadOptions = _DEFAULT,
 ) -> P:
     """``build(prices, fields=, timestamps=, assets=, exogenous=, price_field=)`` from a wide
-    frame or a Series (pandas or polars), every other frame re-indexed to the price frame."""
+    frame or a Series (pandas or polars), every other frame re-indexed to the price frame;
+    dates written as text are read by ``options``."""
     if not is_frame(prices):
         raise TypeError(
             "from_pandas() takes a pandas or polars Series or DataFrame, got "
             f"{type(prices).__name__}."
         )
-    prices = as_pandas(prices)
-    index = prices.index
-    timestamps = time_axis(index)
+    prices = as_pandas(prices, options=options)
+    timestamps = time_axis(prices.index, options)
     price, arrays, assets = layout(prices, price_field=price_field, asset=asset)
-    return _finish(build, index, timestamps, (price, arrays, assets), fields, exogenous)
+    read = (price, arrays, assets)
+    return _finish(build, timestamps, read, fields, exogenous, options)
 
 
 def _finish(
     build: Callable[..., P],
-    index: Any,
     timestamps: NDArray[Any],
     read: Layout,
     fields: Mapping[str, Any] | None,
     exogenous: Any,
+    options: ReadOptions,
 ) -> P:
-    """``build`` the panel of ``read``, adding ``fields`` and ``exogenous`` re-indexed to it."""
+    """``build`` the panel of ``read``, adding ``fields`` and ``exogenous`` re-indexed to its
+    ``timestamps`` (their own text dates read by ``options``)."""
     pd = _pandas()
     price, arrays, assets = read
     columns = list(assets)
+    index = pd.Index(timestamps)
+
+    def timed(obj: Any) -> Any:
+        obj = as_pandas(obj, options=options)
+        if isinstance(obj, (pd.Series, pd.DataFrame)) and not (
+            isinstance(obj.index, pd.DatetimeIndex) or is_numeric_index(obj.index)
+        ):
+            obj = obj.set_axis(time_axis(obj.index, options), axis=0)
+        return obj
 
     def values(obj: Any, what: str) -> Any:
-        obj = as_pandas(obj)
+        obj = timed(obj)
         if isinstance(obj, pd.DataFrame):
             obj = obj.reindex(index=index, columns=columns)
         elif isinstance(obj, pd.Series):
@@ -425,11 +522,11 @@ def _finish(
     if clash:
         raise ValueError(f"fields {clash} are given twice: as frame columns and in fields=.")
     exo: dict[str, Any] = {}
-    exogenous = as_pandas(exogenous)
+    exogenous = timed(exogenous)
     if isinstance(exogenous, pd.DataFrame):
         exogenous = {str(c): exogenous[c] for c in exogenous.columns}
     for name, series in (exogenous or {}).items():
-        series = as_pandas(series)
+        series = timed(series)
         if isinstance(series, (pd.Series, pd.DataFrame)):
             series = series.reindex(index).to_numpy(dtype=np.float64, na_value=np.nan)
         exo[name] = series
@@ -453,9 +550,11 @@ def from_long(
     asset: str = "symbol",
     price: str = "close",
     fields: Iterable[str] = (),
+    options: ReadOptions = _DEFAULT,
 ) -> P:
     """``from_pandas`` of the pivot of a tidy frame with one row per (time, asset); the last
-    row wins, and the rows are sorted by time. Known field names are stored normalised."""
+    row wins, and the rows are sorted by time (text read by ``options``). Known field names
+    are stored normalised."""
     pd = _pandas()
     frame = as_pandas(frame, index=False)
     if not isinstance(frame, pd.DataFrame):
@@ -466,14 +565,22 @@ def from_long(
     columns = [time, asset, price, *extra]
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise KeyError(f"columns {missing} not in the frame; it has {list(frame.columns)}.")
+        raise KeyError(
+            f"columns {missing} not in the frame; it has {list(frame.columns)} (name the "
+            "time, asset and price columns with time=, asset= and price=)."
+        )
     names = {c: field_name(c) or c for c in (price, *extra)}
     if len(set(names.values())) != len(names):
         raise ValueError(f"fields {list(names)} name the same field twice once normalised.")
     _check_numeric(frame[[price, *extra]], "long-frame fields")
-    tidy = frame[columns].drop_duplicates([time, asset], keep="last")
-    if tidy[time].dtype == object or pd.api.types.is_string_dtype(tidy[time]):
-        tidy = tidy.assign(**{time: pd.to_datetime(tidy[time])})
+    tidy = frame[columns]
+    when = tidy[time]
+    if not (pd.api.types.is_datetime64_any_dtype(when) or is_numeric_index(when)):
+        stamps = parse_dates(
+            when.to_numpy(dtype=object), options, lambda row: f"row {row}, column {time!r}"
+        )
+        tidy = tidy.assign(**{time: stamps})
+    tidy = tidy.drop_duplicates([time, asset], keep="last")
     wide = {
         names[c]: tidy.pivot(index=time, columns=asset, values=c).sort_index()
         for c in (price, *extra)
@@ -482,4 +589,4 @@ def from_long(
     first = wide[key]
     arrays = {name: _float(w.reindex(columns=first.columns)) for name, w in wide.items()}
     read = (key, arrays, tuple(first.columns.tolist()))
-    return _finish(build, first.index, time_axis(first.index), read, None, None)
+    return _finish(build, time_axis(first.index), read, None, None, options)

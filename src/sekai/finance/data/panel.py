@@ -10,53 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.data import files, pandas_io
-from sekai.finance.data.timeaxis import check_timestamps, row_of
-from sekai.utils.validation import check_array, check_instance, check_int
+from sekai.finance.data.dates import ReadOptions
+from sekai.finance.data.panel_arrays import check_names, exogenous_array, field_array, freeze
+from sekai.finance.data.timeaxis import check_timestamps, row_of, warn_gaps
+from sekai.utils.validation import check_instance, check_int
 
 __all__ = ["MarketData"]
-
-
-def _float_array(value: Any, name: str) -> NDArray[np.float64]:
-    """A writable float64 copy of a numeric array-like; object arrays convert as NumPy does."""
-    arr = check_array(value, name, dtype_kind="iufO")
-    try:
-        return np.array(arr, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got an object array: {exc}") from exc
-
-
-def _panel(value: Any, name: str) -> NDArray[np.float64]:
-    arr = _float_array(value, name)
-    if arr.ndim == 1:
-        arr = arr.reshape(-1, 1)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 1-D or 2-D (T, N), got shape {arr.shape}.")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains +/-inf; use NaN for missing values.")
-    return arr
-
-
-def _exogenous_array(value: Any, name: str, length: int) -> NDArray[np.float64]:
-    arr = _float_array(value, f"exogenous[{name!r}]")
-    if arr.ndim not in (1, 2) or arr.shape[0] != length or (arr.ndim == 2 and arr.shape[1] < 1):
-        raise ValueError(
-            f"exogenous[{name!r}] must have shape ({length},) or ({length}, k), got {arr.shape}."
-        )
-    if np.isinf(arr).any():
-        raise ValueError(f"exogenous[{name!r}] contains +/-inf; use NaN for missing values.")
-    return arr
-
-
-def _freeze(arrays: Mapping[str, NDArray[Any]]) -> dict[str, NDArray[Any]]:
-    for arr in arrays.values():
-        arr.setflags(write=False)
-    return dict(arrays)
-
-
-def _names(mapping: Mapping[Any, Any], what: str) -> None:
-    for key in mapping:
-        if not isinstance(key, str):
-            raise TypeError(f"{what} names must be strings, got {key!r}.")
 
 
 class MarketData:
@@ -94,9 +53,24 @@ class MarketData:
         price_field: str = "close",
         warmup: int = 0,
     ) -> None:
+        self._check_init(prices, fields, timestamps, assets, exogenous, price_field, warmup, 3)
+
+    def _check_init(
+        self,
+        prices: Any,
+        fields: Mapping[str, Any] | None,
+        timestamps: Any,
+        assets: Iterable[Any] | None,
+        exogenous: Mapping[str, Any] | None,
+        price_field: str,
+        warmup: int,
+        warn: int | None,
+    ) -> None:
+        """Check the inputs and store them; ``warn`` is the stack level of the caller that
+        ``warn_gaps`` names (None: no gap warning, for a copy of a checked panel)."""
         check_instance(price_field, "price_field", str, "a string")
         fields = dict(fields or {})
-        _names(fields, "field")
+        check_names(fields, "field")
         if prices is not None:
             if price_field in fields:
                 raise ValueError(f"prices given twice: as `prices` and as fields[{price_field!r}].")
@@ -105,7 +79,7 @@ class MarketData:
             raise ValueError(f"no prices: pass `prices` or fields[{price_field!r}].")
         else:
             fields = {price_field: fields[price_field], **fields}
-        arrays = {name: _panel(value, f"field {name!r}") for name, value in fields.items()}
+        arrays = {name: field_array(value, f"field {name!r}") for name, value in fields.items()}
         price = arrays[price_field]
         n_steps, n_assets = price.shape
         if n_steps < 2 or n_assets < 1:
@@ -119,11 +93,13 @@ class MarketData:
                     f"shape {price.shape}."
                 )
         if (price <= 0).any():
-            raise ValueError("prices must be > 0 (NaN marks an unlisted asset).")
+            raise ValueError("prices must be > 0 (strictly positive; NaN marks an unlisted asset).")
         if timestamps is None:
             stamps: NDArray[Any] = np.arange(n_steps, dtype=np.int64)
         else:
             stamps = check_timestamps(timestamps, n_steps)
+            if warn is not None:
+                warn_gaps(stamps, stacklevel=warn)
         if assets is None:
             ids: tuple[Any, ...] = tuple(f"asset_{j}" for j in range(n_assets))
         else:
@@ -135,8 +111,8 @@ class MarketData:
             if len(set(ids)) != n_assets:
                 raise ValueError(f"assets ids must be unique, got {ids!r}.")
         exo = dict(exogenous or {})
-        _names(exo, "exogenous")
-        exo_arrays = {name: _exogenous_array(v, name, n_steps) for name, v in exo.items()}
+        check_names(exo, "exogenous")
+        exo_arrays = {name: exogenous_array(v, name, n_steps) for name, v in exo.items()}
         warmup = check_int(warmup, "warmup", low=0, high=n_steps)
         self._init(arrays, stamps, ids, exo_arrays, price_field, warmup)
 
@@ -158,10 +134,10 @@ class MarketData:
             span_days = float((ends[1] - ends[0]) / np.timedelta64(1, "D"))
             ppy = (len(timestamps) - 1) / (span_days / 365.25)
         setter = object.__setattr__
-        setter(self, "_fields", _freeze(fields))
+        setter(self, "_fields", freeze(fields))
         setter(self, "_timestamps", timestamps)
         setter(self, "_assets", assets)
-        setter(self, "_exogenous", _freeze(exogenous))
+        setter(self, "_exogenous", freeze(exogenous))
         setter(self, "_price_field", price_field)
         setter(self, "_warmup", warmup)
         setter(self, "_periods_per_year", ppy)
@@ -370,24 +346,28 @@ class MarketData:
 
     def with_fields(self, **arrays: Any) -> MarketData:
         """A copy with fields added or replaced."""
+        out = MarketData.__new__(MarketData)
         fields = {**self._fields, **arrays}
-        return MarketData(
-            fields=fields,
-            timestamps=self._timestamps,
-            assets=self._assets,
-            exogenous=self._exogenous,
-            price_field=self._price_field,
-            warmup=self._warmup,
+        out._check_init(
+            None,
+            fields,
+            self._timestamps,
+            self._assets,
+            self._exogenous,
+            self._price_field,
+            self._warmup,
+            None,
         )
+        return out
 
     def with_exogenous(self, **arrays: Any) -> MarketData:
         """A copy with exogenous series added or replaced."""
-        exo = {name: _exogenous_array(v, name, self.n_steps) for name, v in arrays.items()}
+        exo = {name: exogenous_array(v, name, self.n_steps) for name, v in arrays.items()}
         return MarketData._build(
             dict(self._fields),
             self._timestamps,
             self._assets,
-            {**self._exogenous, **_freeze(exo)},
+            {**self._exogenous, **freeze(exo)},
             self._price_field,
             self._warmup,
         )
@@ -486,15 +466,19 @@ class MarketData:
         exogenous: Any = None,
         price_field: str = "close",
         asset: Any = None,
+        date_format: str | None = None,
+        dayfirst: bool | None = None,
     ) -> MarketData:
         """A panel from a pandas or polars Series or wide frame (index = time).
 
         Columns are assets, fields of one asset (id ``asset``, default ``"asset_0"``) or a
         (ticker, field) / (field, ticker) MultiIndex; see ``sekai.finance.data.pandas_io``.
+        An index of date text is read by ``date_format`` / ``dayfirst`` (``ReadOptions``).
         """
         return pandas_io.from_pandas(
-            cls, prices, fields=fields, exogenous=exogenous, price_field=price_field, asset=asset
-        )
+            cls, prices, fields=fields, exogenous=exogenous, price_field=price_field,
+            asset=asset, options=ReadOptions(date_format, dayfirst),
+        )  # fmt: skip
 
     @classmethod
     def from_long(
@@ -505,9 +489,15 @@ class MarketData:
         asset: str = "symbol",
         price: str = "close",
         fields: Iterable[str] = (),
+        date_format: str | None = None,
+        dayfirst: bool | None = None,
     ) -> MarketData:
-        """A panel from a tidy frame with one row per (time, asset); the last row wins."""
-        return pandas_io.from_long(cls, frame, time=time, asset=asset, price=price, fields=fields)
+        """A panel from a tidy frame with one row per (time, asset); the last row wins.
+        Date text is read by ``date_format`` / ``dayfirst`` (``ReadOptions``)."""
+        return pandas_io.from_long(
+            cls, frame, time=time, asset=asset, price=price, fields=fields,
+            options=ReadOptions(date_format, dayfirst),
+        )  # fmt: skip
 
     @classmethod
     def read_csv(
@@ -521,16 +511,20 @@ class MarketData:
         fields: Iterable[str] | None = None,
         price_field: str = "close",
         sep: str = ",",
+        date_format: str | None = None,
+        dayfirst: bool | None = None,
     ) -> MarketData:
         """A panel from a CSV file, a folder of them or a glob pattern.
 
         ``layout`` is ``"long"`` or ``"wide"`` (default detected), ``columns`` renames headers
-        first, ``time`` / ``asset`` name those columns, ``fields`` keeps only these fields;
-        the rules are those of ``sekai.finance.data.files``.
+        first, ``time`` / ``asset`` name those columns, ``fields`` keeps only these fields,
+        ``date_format`` / ``dayfirst`` read date text (``ReadOptions``); the rules are those
+        of ``sekai.finance.data.files``.
         """
         return files.read_csv(
             cls, source, layout=layout, columns=columns, time=time, asset=asset,
             fields=fields, price_field=price_field, sep=sep,
+            options=ReadOptions(date_format, dayfirst),
         )  # fmt: skip
 
     @classmethod
@@ -544,11 +538,14 @@ class MarketData:
         asset: str | None = None,
         fields: Iterable[str] | None = None,
         price_field: str = "close",
+        date_format: str | None = None,
+        dayfirst: bool | None = None,
     ) -> MarketData:
         """Like ``read_csv`` for Parquet; a ``to_parquet`` file reads back exactly."""
         return files.read_parquet(
             cls, source, layout=layout, columns=columns, time=time, asset=asset,
             fields=fields, price_field=price_field,
+            options=ReadOptions(date_format, dayfirst),
         )  # fmt: skip
 
     def to_parquet(self, path: Any) -> None:

@@ -1,4 +1,10 @@
-"""Time axes: timestamps versus row positions, the point-in-time lookup and timestamp checks."""
+"""Time axes: timestamps versus row positions, the point-in-time lookup and timestamp checks.
+
+A dated axis with a step far longer than its usual spacing (``gaps``: over ``GAP_FACTOR``
+times the median step and over ``GAP_FLOOR``, so that weekends, holidays and market closures
+of daily and intraday data pass) gets one warning naming the dates (``warn_gaps``): such a
+step is still one step, its return spanning the whole gap.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +18,23 @@ from numpy.typing import NDArray
 
 from sekai.utils.validation import check_array, check_choice
 
-__all__ = ["Time", "check_timestamps", "naive_datetime64", "row_of"]
+__all__ = [
+    "GAP_FACTOR",
+    "GAP_FLOOR",
+    "Time",
+    "check_timestamps",
+    "gaps",
+    "naive_datetime64",
+    "row_of",
+    "warn_gaps",
+]
 
 _NUMBER = (int, float, np.integer, np.floating)
+#: A step longer than this many median steps (and than ``GAP_FLOOR``) is a gap.
+GAP_FACTOR = 5
+#: The shortest gap: a week, longer than any weekend, holiday or usual market closure.
+GAP_FLOOR = np.timedelta64(7, "D")
+_UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
 _DATELIKE = (str, _dt.date, np.datetime64)
 
 
@@ -166,3 +186,48 @@ def check_timestamps(value: Any, length: int) -> NDArray[Any]:
     if length > 1 and not (arr[1:] > arr[:-1]).all():
         raise ValueError("timestamps must be strictly increasing.")
     return arr
+
+
+def gaps(timestamps: NDArray[Any]) -> NDArray[np.intp]:
+    """Rows ``i`` of a datetime axis whose step from row ``i - 1`` is a gap: longer than
+    ``GAP_FACTOR`` median steps and than ``GAP_FLOOR`` (none on numeric axes)."""
+    if timestamps.dtype.kind != "M" or len(timestamps) < 3:
+        return np.zeros(0, dtype=np.intp)
+    steps = np.diff(timestamps.astype("datetime64[ns]")).astype(np.int64)
+    floor = GAP_FLOOR.astype("timedelta64[ns]").astype(np.int64)
+    limit = max(GAP_FACTOR * float(np.median(steps)), float(floor))
+    return np.flatnonzero(steps > limit) + 1
+
+
+def _duration(nanoseconds: float) -> str:
+    seconds = nanoseconds / 1e9
+    for name, size in _UNITS:
+        if seconds >= size or size == 1:
+            count = seconds / size
+            text = f"{count:.0f}" if count == round(count) else f"{count:.3g}"
+            return f"{text} {name}{'' if text == '1' else 's'}"
+    raise AssertionError("unreachable: the last unit takes every duration")
+
+
+def warn_gaps(timestamps: NDArray[Any], *, stacklevel: int = 2) -> None:
+    """One ``UserWarning`` naming the ``gaps`` of ``timestamps`` (the first three), if any."""
+    rows = gaps(timestamps)
+    if not len(rows):
+        return
+    stamps = timestamps.astype("datetime64[ns]")
+    usual = _duration(float(np.median(np.diff(stamps).astype(np.int64))))
+    named = [
+        f"{np.datetime_as_string(stamps[i - 1], unit='auto')} -> "
+        f"{np.datetime_as_string(stamps[i], unit='auto')} "
+        f"({_duration(float((stamps[i] - stamps[i - 1]).astype(np.int64)))})"
+        for i in rows[:3]
+    ]
+    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+    warnings.warn(
+        f"the time axis has {len(rows)} step(s) far longer than its usual spacing of {usual} "
+        f"(over {GAP_FACTOR}x that, and over a week): {', '.join(named)}{more}. Each is one "
+        "step whose return spans the whole gap; fill the missing rows or cut the data around "
+        "them (data.between(...)) if that is not what you want.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

@@ -1,5 +1,11 @@
 """Backtests: run a policy through a finance env and return its record as dated pandas objects.
 
+On an env with price data (Trading-v0, Portfolio-v0, Market-v0 on a history) a backtest
+covers the whole span of the data by default, from the first row a decision can use to the
+last row, the same on every call; ``start`` and ``end`` cut a span of it, and
+``window="episode"`` runs the env's own episodes instead (``episode_length`` steps from its
+sampler's start). Its ``period`` says which dates it covers.
+
 Every per-period quantity is indexed by the time its period ends (when its return is known,
 the convention of quantstats, empyrical and pyfolio): ``returns[t]`` is earned over the period
 ending at ``t`` by the weights ``positions.loc[t]`` chosen at the decision that opened it,
@@ -26,12 +32,14 @@ from sekai.finance.metrics import PerformanceSummary, performance_summary
 from sekai.finance.metrics.series import returns_from_equity
 from sekai.utils.extras import missing_extra
 from sekai.utils.progress import Progress
-from sekai.utils.validation import check_int
+from sekai.utils.validation import check_choice, check_int
 
-__all__ = ["Backtest", "backtest", "pandas"]
+__all__ = ["WINDOWS", "Backtest", "backtest", "pandas"]
 
 Array = NDArray[np.float64]
 _REQUIRED = ("equity", "timestamp")
+#: Values of ``backtest``'s ``window``: the span of the data, or the env's own episodes.
+WINDOWS = ("all", "episode")
 
 
 def pandas() -> Any:
@@ -78,6 +86,7 @@ class Backtest:
 
     With several episodes every series is indexed by ``(episode, time)``; ``episode(k)``
     gives episode ``k`` alone and ``summary`` covers every period of every episode.
+    ``period`` is the span covered; ``str()`` prints it above the summary table.
     """
 
     returns: Any
@@ -94,6 +103,26 @@ class Backtest:
     def n_episodes(self) -> int:
         """How many episodes were run."""
         return len(self.episodes)
+
+    @property
+    def period(self) -> tuple[Any, Any]:
+        """``(first, last)``: the first decision time and the end of the last period, over
+        every episode (pandas ``Timestamp`` on a dated axis, else numbers)."""
+        first = min(episode.times[0] for episode in self.episodes)
+        last = max(episode.times[-1] for episode in self.episodes)
+        if self.episodes[0].times.dtype.kind == "M":
+            pd = pandas()
+            return pd.Timestamp(first), pd.Timestamp(last)
+        return first.item(), last.item()
+
+    def _period_text(self) -> str:
+        first, last = self.period
+        if self.episodes[0].times.dtype.kind != "M":
+            return f"{first} .. {last}"
+        ends = np.array([first.to_datetime64(), last.to_datetime64()], dtype="datetime64[ns]")
+        daily = bool((ends == ends.astype("datetime64[D]")).all())
+        start, stop = np.datetime_as_string(ends, unit="D" if daily else "m")
+        return f"{start} .. {stop}"
 
     def episode(self, k: int) -> Backtest:
         """Episode ``k`` as a backtest of its own."""
@@ -123,14 +152,20 @@ class Backtest:
 
     def __repr__(self) -> str:
         s = self.summary
-        times = self.episodes[0].times
-        first, last = times[0], self.episodes[-1].times[-1]
-        if times.dtype.kind == "M":
-            first, last = np.datetime_as_string(np.array([first, last]), unit="D")
         return (
-            f"Backtest(episodes={self.n_episodes}, periods={s.n_periods}, {first} .. {last}, "
-            f"total_return={s.total_return:.2%}, sharpe={s.sharpe_ratio:.3f})"
+            f"Backtest(episodes={self.n_episodes}, periods={s.n_periods}, "
+            f"{self._period_text()}, total_return={s.total_return:.2%}, "
+            f"sharpe={s.sharpe_ratio:.3f})"
         )
+
+    def __str__(self) -> str:
+        rows = [("period", self._period_text())]
+        if self.n_episodes > 1:
+            rows.append(("episodes", str(self.n_episodes)))
+        rows.extend(self.summary.rows())
+        label = max(len(name) for name, _ in rows)
+        value = max(len(text) for _, text in rows)
+        return "\n".join(f"{name:<{label}}  {text:>{value}}" for name, text in rows)
 
 
 def _period_ends(series: Any, n_episodes: int) -> Any:
@@ -301,6 +336,39 @@ def _run_episode(
     return episode, None if dt is None else float(dt)
 
 
+def _episode_options(
+    env: Any, start: Any, end: Any, window: str
+) -> tuple[dict[str, Any] | None, int | None]:
+    """The ``reset`` options of each episode, and its steps when they are known."""
+    base = env.unwrapped
+    length = getattr(base, "episode_length", None)
+    steps = length if isinstance(length, int) else None
+    history = getattr(base, "history", None)
+    stamps = getattr(history, "timestamps", None)
+    warmup = int(getattr(history, "warmup", 0))
+    if window == "episode":
+        if end is not None:
+            raise ValueError(
+                f"end={end!r} cuts a span of the data; window='episode' runs the env's own "
+                "episodes (episode_length steps each): drop end= or use window='all'."
+            )
+        return (None if start is None else {"start": start}), steps
+    if stamps is None:  # a simulated market, or an env of one's own: its own episodes
+        options = {
+            key: value for key, value in (("start", start), ("end", end)) if value is not None
+        }
+        return options or None, None if end is not None else steps
+    first = max(int(base.lookback), warmup) if start is None else start
+    last = len(stamps) - 1 if end is None else end
+    rows = [row + len(stamps) if row < 0 else row for row in (first, last) if _is_row(row)]
+    steps = rows[1] - rows[0] if len(rows) == 2 and rows[1] > rows[0] else None
+    return {"start": first, "end": last}, steps
+
+
+def _is_row(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def backtest(
     env: Env[Any, Any],
     policy: Any,
@@ -308,28 +376,35 @@ def backtest(
     episodes: int = 1,
     seed: int | None = None,
     start: Any = None,
+    end: Any = None,
+    window: str = "all",
     deterministic: bool = True,
     periods_per_year: float | None = None,
     progress: bool = True,
 ) -> Backtest:
     """Run ``policy`` for ``episodes`` episodes of ``env`` and record every period.
 
+    ``window="all"`` (default): on an env with price data each episode covers the data from
+    ``start`` (the first decision: a row or a time; default the first row a decision can use)
+    to ``end`` (the last row, or the last at or before a time; default the last row),
+    whatever the env's ``episode_length``; other envs run their own episodes, ``start`` and
+    ``end`` given to ``reset`` as options when set. ``window="episode"``: the env's own
+    episodes, ``start`` fixing each one's first decision (else its sampler chooses).
     ``policy`` is a callable ``obs -> action`` or has SB3's ``predict`` (called with
     ``deterministic``, and with ``action_masks`` when it takes them and the env has an
-    ``action_mask``). ``seed`` seeds the first reset; ``start`` (``reset`` option, history
-    envs) fixes each episode's first decision. ``periods_per_year`` defaults to ``1/dt`` of
-    the env's infos, else 252. The env's infos must report ``equity`` and ``timestamp``.
-    ``progress`` draws a bar over the steps on a terminal.
+    ``action_mask``). ``seed`` seeds the first reset. ``periods_per_year`` defaults to
+    ``1/dt`` of the env's infos, else 252. The env's infos must report ``equity`` and
+    ``timestamp``. ``progress`` draws a bar over the steps on a terminal.
     """
     if not isinstance(env, Env):
         raise TypeError(f"env must be a sekai Env, got {type(env).__name__}.")
     episodes = check_int(episodes, "episodes", low=1)
+    check_choice(window, "window", WINDOWS)
     act = _actor(policy, env, bool(deterministic))
-    options = None if start is None else {"start": start}
+    options, steps = _episode_options(env, start, end, window)
     records: list[Episode] = []
     dt: float | None = None
-    length = getattr(env.unwrapped, "episode_length", None)
-    total = episodes * length if isinstance(length, int) else None
+    total = None if steps is None else episodes * steps
     with Progress(total, "backtest", enabled=progress) as bar:
         for k in range(episodes):
             record, dt = _run_episode(env, act, seed if k == 0 else None, options, bar)

@@ -112,11 +112,11 @@ def walk_forward(
 ) -> WalkForward:
     """Fit and backtest fold by fold; ``MarketData.walk_forward`` cuts the folds.
 
-    ``make_env(data)`` builds an env on a fold's data (train and test alike); on test data
-    one episode must span it: ``episode_length = len(data) - lookback - 1``. ``fit(train_env)``
-    returns a policy for ``backtest``. ``step`` (default ``test_size``) must be at least
-    ``test_size`` so that test periods never overlap. ``seed`` seeds each test reset;
-    ``progress`` draws a bar over the folds on a terminal.
+    ``make_env(data)`` builds an env on a fold's data (train and test alike); ``backtest``
+    trades the whole test data, whatever the env's ``episode_length`` (which must fit in the
+    data). ``fit(train_env)`` returns a policy for ``backtest``. ``step`` (default
+    ``test_size``) must be at least ``test_size`` so that test periods never overlap.
+    ``seed`` seeds each test reset; ``progress`` draws a bar over the folds on a terminal.
     """
     check_instance(data, "data", MarketData, "a MarketData")
     if not callable(make_env) or not callable(fit):
@@ -153,10 +153,9 @@ def walk_forward(
             result = backtest(test_env, policy, seed=seed, start=lookback, progress=False)
             if result.summary.n_periods != test_size and result.equity.iloc[-1] > 0.0:
                 raise ValueError(
-                    f"fold {k}: the test env's episode traded {result.summary.n_periods} of "
-                    f"the {test_size} test rows; make_env must give test data one episode "
-                    f"spanning it (episode_length = len(data) - lookback - 1 = "
-                    f"{len(test) - lookback - 1})."
+                    f"fold {k}: the test env traded {result.summary.n_periods} of the "
+                    f"{test_size} test rows; make_env must build the env on the data it is "
+                    "given (e.g. sekai.make('Portfolio-v0', data=data, ...))."
                 )
             folds.append(Fold(k, train, test, policy, result))
             bar.update(1)

@@ -14,10 +14,11 @@ from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
 from sekai.envs.finance.market.trades import trade_mask, trade_targets
-from sekai.envs.finance.windowed.env import WindowedEnv
+from sekai.envs.finance.windowed.env import RESET_OPTIONS, WindowedEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.account import AccountConfig, project_weights, settle
 from sekai.finance.data import MarketData
+from sekai.finance.data.pandas_io import is_frame
 from sekai.finance.rewards import RewardFunction, StepOutcome
 from sekai.finance.simulators import GBM, ListingProcess, MarketModel, RegimeSwitching
 from sekai.finance.universe import SlotMap
@@ -97,12 +98,14 @@ def exogenous_rows(market: MarketData, names: Iterable[str]) -> NDArray[np.float
 class MarketEnv(WindowedEnv):
     """Trade a universe whose assets list and delist, through ``max_assets`` slots.
 
-    Data (``data=``, NaN price = unlisted) or a simulation (``model=``, default
-    ``default_market()``). Slot ``j`` holds asset ``j`` when every asset fits; otherwise a
-    ``SlotMap`` keeps incumbents in their slots and gives free slots to newcomers in column
-    order. Each step rebalances to ``target_weights(action)``, prices the trades in asset
-    space and settles the account with financing (``settle``); a slot whose asset delists
-    earns ``delisting_return`` and its value moves to cash. The observation carries no clock.
+    Data (``data=``: a ``MarketData`` or a pandas or polars frame; or ``prices=``: a frame or
+    a raw array; NaN price = unlisted) or a simulation (``model=``, default
+    ``default_market()``); frames are read like Trading-v0 and Portfolio-v0 read them. Slot
+    ``j`` holds asset ``j`` when every asset fits; otherwise a ``SlotMap`` keeps incumbents in
+    their slots and gives free slots to newcomers in column order. Each step rebalances to
+    ``target_weights(action)``, prices the trades in asset space and settles the account with
+    financing (``settle``); a slot whose asset delists earns ``delisting_return`` and its
+    value moves to cash. The observation carries no clock.
 
     ``action_mode="weights"`` (Market-v0) scores each slot (and cash when long-only);
     ``"discrete"`` (MarketDiscrete-v0) holds, or buys or sells one slot by ``trade_size``
@@ -117,6 +120,7 @@ class MarketEnv(WindowedEnv):
         self,
         data: Any = None,
         *,
+        prices: Any = None,
         model: MarketModel | None = None,
         max_assets: int | None = None,
         features: Iterable[str] = (),
@@ -138,10 +142,14 @@ class MarketEnv(WindowedEnv):
         action_mode: str = "weights",
         trade_size: float = 0.1,
     ) -> None:
-        if data is None and model is None:
+        if is_frame(data):
+            if prices is not None:
+                raise ValueError("give at most one price source, got prices and data.")
+            data, prices = None, data
+        if data is None and model is None and prices is None:
             model = default_market()
         self._setup(
-            prices=None,
+            prices=prices,
             data=data,
             model=model,
             episode_length=episode_length,
@@ -428,8 +436,9 @@ class MarketEnv(WindowedEnv):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[dict[str, Any]]:
-        """Start in cash with equity 1 on a new window (``options={"start": row or time}``)."""
-        check_reset_options(self, options, ("start",))
+        """Start in cash with equity 1 on a new window (``options={"start": row or time,
+        "end": row or time}``)."""
+        check_reset_options(self, options, RESET_OPTIONS)
         self._set_rng(seed)
         self._state = {}
         self._start_episode(options)
@@ -467,7 +476,7 @@ class MarketEnv(WindowedEnv):
         self.equity = new_equity = max(equity * settled.growth, 0.0)
         self.elapsed_steps = t + 1
         terminated = bool(settled.wiped_out)
-        truncated = not terminated and t + 1 >= self._episode_length
+        truncated = not terminated and t + 1 >= self._steps
         self._done = terminated or truncated
         self._assign(row + 1, reassign=not self._done)
         reward = self._reward_fn(

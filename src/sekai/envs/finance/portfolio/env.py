@@ -12,7 +12,12 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_int, episode_ended
-from sekai.envs.finance.windowed.env import LearnableWindowedEnv, row_sum, simulated_prices
+from sekai.envs.finance.windowed.env import (
+    RESET_OPTIONS,
+    LearnableWindowedEnv,
+    row_sum,
+    simulated_prices,
+)
 from sekai.envs.finance.windowed.growth import GBMGrowth, best_constant_weights
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
@@ -376,8 +381,9 @@ class PortfolioEnv(LearnableWindowedEnv):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[dict[str, NDArray[np.float32]]]:
         """Start in cash (or, with ``random_start``, at weights drawn uniformly from the
-        simplex) with value 1 on a new window (``options={"start": row or time}``)."""
-        check_reset_options(self, options, ("start",))
+        simplex) with value 1 on a new window (``options={"start": row or time, "end": row or
+        time}``)."""
+        check_reset_options(self, options, RESET_OPTIONS)
         self._set_rng(seed)
         self._start_episode(options)
         if self._learning.random_start:
@@ -429,7 +435,7 @@ class PortfolioEnv(LearnableWindowedEnv):
         else:
             reward = expected
         terminated = growth <= 0.0
-        truncated = not terminated and t + 1 >= self._episode_length
+        truncated = not terminated and t + 1 >= self._steps
         self._done = terminated or truncated
         return StepResult(
             self._observation(), float(reward), terminated, truncated, self._info(turnover, cost, r)

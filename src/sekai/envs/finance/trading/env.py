@@ -12,7 +12,12 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, episode_ended
-from sekai.envs.finance.windowed.env import LearnableWindowedEnv, real_sequence, simulated_prices
+from sekai.envs.finance.windowed.env import (
+    RESET_OPTIONS,
+    LearnableWindowedEnv,
+    real_sequence,
+    simulated_prices,
+)
 from sekai.envs.finance.windowed.growth import expected_log_growth_1d
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
@@ -259,8 +264,9 @@ class TradingEnv(LearnableWindowedEnv):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
         """Start flat (or, with ``random_start``, at a position drawn uniformly from
-        ``positions``) with equity 1 on a new window (``options={"start": row or time}``)."""
-        check_reset_options(self, options, ("start",))
+        ``positions``) with equity 1 on a new window (``options={"start": row or time, "end":
+        row or time}``)."""
+        check_reset_options(self, options, RESET_OPTIONS)
         self._set_rng(seed)
         self._start_episode(options)
         self._path_list = self._path.tolist()
@@ -316,7 +322,7 @@ class TradingEnv(LearnableWindowedEnv):
                 excess = kept + float(scales.growth[action])
             reward = excess / scales.reward
         terminated = growth <= 0.0
-        truncated = not terminated and t + 1 >= self._episode_length
+        truncated = not terminated and t + 1 >= self._steps
         self._done = terminated or truncated
         return StepResult(
             self._observation(),

@@ -22,12 +22,13 @@ from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.windowed.learning import LearningOptions
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel, as_cost_model
-from sekai.finance.data import MarketData, pandas_io
+from sekai.finance.data import MarketData, pandas_io, row_of
 from sekai.finance.rewards import LogReturn, RewardFunction
 from sekai.finance.sampling import EpisodeSampler, as_sampler, resolve_start, sample_start
 from sekai.finance.simulators import GBM, MarketModel
 
 __all__ = [
+    "RESET_OPTIONS",
     "History",
     "LearnableWindowedEnv",
     "WindowedEnv",
@@ -35,6 +36,7 @@ __all__ = [
     "check_cost_inputs",
     "choose_start",
     "cost_model_of",
+    "episode_span",
     "load_history",
     "real_sequence",
     "resolve_dt",
@@ -46,6 +48,8 @@ __all__ = [
 Array = NDArray[np.float64]
 
 _DEFAULT_DT = 1 / 252
+#: The ``reset`` options of the single windowed envs: the first decision and the last row.
+RESET_OPTIONS = ("start", "end")
 #: Seed and count of the simulated windows that estimate a model's return scales.
 _SCALE_SEED = 0
 _SCALE_WINDOWS = 32
@@ -122,16 +126,28 @@ class History:
         return self.data.fields.get(name)
 
 
-def _undated_panel(prices: Any, *, ndim: int, window: int) -> MarketData:
-    """A pandas object without a ``DatetimeIndex`` as a ``MarketData`` numbered by row.
+def _frame_panel(prices: Any) -> MarketData:
+    """A pandas or polars object as ``MarketData.from_pandas`` reads it; an index of numbers
+    (row numbers or others) or of labels (text of which nothing reads as a date) is numbered
+    ``0..T-1``."""
+    frame = pandas_io.as_pandas(prices)
+    if pandas_io.is_numeric_index(frame.index) or pandas_io.is_label_index(frame.index):
+        frame = frame.reset_index(drop=True)
+    return MarketData.from_pandas(frame)
 
-    The columns are read like ``MarketData.from_pandas`` reads them (assets, fields of one
-    asset, or a (ticker, field) MultiIndex); the prices are validated like a raw array
-    (``validate_prices``), the timestamps are the row numbers ``0..T-1``.
-    """
-    price, fields, assets = pandas_io.layout(prices)
-    array = validate_prices(fields.pop(price), ndim=ndim, min_length=window)
-    return MarketData(array, fields=fields, assets=assets, price_field=price)
+
+def _missing_prices(data: MarketData, ndim: int) -> ValueError:
+    """The error for a panel with missing prices in an env that needs them all."""
+    rows, columns = np.nonzero(~data.mask)
+    stamp = data.timestamps[rows[0]]
+    when = np.datetime_as_string(stamp, unit="auto") if data.is_datetime else f"row {stamp}"
+    env = "Trading-v0" if ndim == 1 else "Portfolio-v0"
+    return ValueError(
+        f"the data has {len(rows)} missing (NaN) prices, the first at {when} (asset "
+        f"{data.assets[columns[0]]!r}); {env} needs a price at every row. Carry the last "
+        "price over holidays and gaps with prices.ffill(), or drop those rows with "
+        "prices.dropna(); Market-v0 trades a changing universe, a NaN price meaning not listed."
+    )
 
 
 def load_history(
@@ -140,11 +156,11 @@ def load_history(
     """Check the price sources; return ``(data attribute, history)`` (both None if simulated).
 
     At most one of ``prices`` (raw array, pandas or polars), ``data`` (``MarketData``) and
-    ``model`` (``MarketModel``). A pandas or polars object becomes a ``MarketData``, its
-    columns read by ``MarketData.from_pandas``: dated with a ``DatetimeIndex`` (a polars
-    frame's time column), else numbered by row after the checks of ``validate_prices``; raw
-    arrays are validated by ``validate_prices`` and give no data attribute. ``complete=False``
-    accepts a ``MarketData`` with missing (unlisted) prices.
+    ``model`` (``MarketModel``). A pandas or polars object becomes the ``MarketData`` that
+    ``MarketData.from_pandas`` reads (dates from a ``DatetimeIndex``, an index of date text
+    or a polars time column), an index of numbers or labels numbered ``0..T-1``; raw arrays
+    are validated by ``validate_prices`` and give no data attribute. ``complete=False``
+    accepts missing (unlisted, NaN) prices, in raw arrays too.
     """
     sources = (("prices", prices), ("data", data), ("model", model))
     given = [name for name, value in sources if value is not None]
@@ -153,7 +169,10 @@ def load_history(
     if isinstance(prices, MarketData):
         raise TypeError("a MarketData goes in data=, not prices=.")
     if data is not None and not isinstance(data, MarketData):
-        raise TypeError(f"data must be a MarketData, got {type(data).__name__}.")
+        raise TypeError(
+            f"data must be a MarketData, got {type(data).__name__}; a raw array or a pandas "
+            "or polars frame goes in prices=."
+        )
     if model is not None and not isinstance(model, MarketModel):
         raise TypeError(f"model must be a MarketModel, got {type(model).__name__}.")
     if prices is None and data is None:
@@ -161,35 +180,32 @@ def load_history(
     public: MarketData | None = data
     if prices is not None:
         if not pandas_io.is_frame(prices):
-            panel = MarketData(validate_prices(prices, ndim=ndim, min_length=window))
+            if complete:
+                panel = MarketData(validate_prices(prices, ndim=ndim, min_length=window))
+            else:
+                panel = MarketData(prices)
+            _check_length(panel, window)
             return None, History(panel, window)
-        prices = pandas_io.as_pandas(prices)
-        if type(prices.index).__name__ == "DatetimeIndex":
-            if prices.index.tz is not None:
-                raise ValueError(
-                    "the price index is timezone-aware; convert it first "
-                    "(prices.tz_convert(None) or .tz_localize(None))."
-                )
-            public = MarketData.from_pandas(prices)
-        else:
-            public = _undated_panel(prices, ndim=ndim, window=window)
+        public = _frame_panel(prices)
     assert public is not None
-    if len(public) < window:
-        raise ValueError(
-            f"the data has {len(public)} rows; an episode window needs at least {window} "
-            "(lookback + episode_length + 1)."
-        )
+    _check_length(public, window)
     if complete and not public.mask.all():
-        raise ValueError(
-            "the data has missing (NaN) prices; this env needs a complete panel. "
-            "Market-v0 trades a changing universe with missing prices."
-        )
+        raise _missing_prices(public, ndim)
     if ndim == 1 and public.n_assets != 1:
         raise ValueError(
-            f"Trading-v0 trades one asset, the data has {public.n_assets}; "
-            "use data.select([asset]) or Portfolio-v0."
+            f"Trading-v0 trades one asset (1-D prices), the data has {public.n_assets} "
+            f"({list(public.assets)[:5]}); pick one column (prices[column], "
+            "data.select([asset])) or trade them all with Portfolio-v0."
         )
     return public, History(public, window)
+
+
+def _check_length(data: MarketData, window: int) -> None:
+    if len(data) < window:
+        raise ValueError(
+            f"the data has {len(data)} rows; an episode window needs at least {window} "
+            "(lookback + episode_length + 1)."
+        )
 
 
 def cost_model_of(transaction_cost: Any) -> CostModel:
@@ -296,6 +312,7 @@ class WindowedEnv(Env[Any, Any]):
         self.reward_fn = LogReturn() if reward is None else reward
         self.elapsed_steps = 0
         self._start = 0
+        self._steps = self._episode_length
         self._started = False
         self._done = False
         self._log = EpisodeLog()
@@ -367,22 +384,33 @@ class WindowedEnv(Env[Any, Any]):
         raise NotImplementedError
 
     def _start_episode(self, options: dict[str, Any] | None) -> None:
-        """Choose the window (``start`` option, sampler or simulation) and set ``_path``."""
+        """Choose the window (``start`` and ``end`` options, sampler or simulation) and set
+        ``_path``; the episode takes ``_steps`` steps (``episode_length`` without ``end``)."""
         history = self._history
         option = None if options is None else options.get("start")
+        end = None if options is None else options.get("end")
+        self._steps = self._episode_length
         if history is None:
-            if option is not None:
+            if option is not None or end is not None:
+                name = "start" if option is not None else "end"
                 raise ValueError(
-                    "the 'start' option needs historical prices; this market is simulated."
+                    f"the {name!r} option needs historical prices; this market is simulated."
                 )
             self._path: Array = self._simulate()
             self._log_returns: Array = np.diff(np.log(self._path), axis=0)
             self._log_returns32 = self._log_returns.astype(np.float32)
         else:
-            self._start = start = choose_start(
-                option, history, self.sampler, self.rng, self._lookback, self._episode_length
-            )
-            stop = start + self._window
+            if end is None:
+                start = choose_start(
+                    option, history, self.sampler, self.rng, self._lookback, self._episode_length
+                )
+            else:
+                start, self._steps = episode_span(
+                    option, end, history, self.sampler, self.rng, self._lookback,
+                    self._episode_length,
+                )  # fmt: skip
+            self._start = start
+            stop = start + self._lookback + self._steps + 1
             prices = history.prices[start:stop]
             self._path = prices[:, 0] if self._ndim == 1 else prices
             log_returns, log_returns32 = history.log_returns, history.log_returns32
@@ -497,7 +525,7 @@ class LearnableWindowedEnv(WindowedEnv):
 
     def _time_left(self) -> float:
         """The fraction of the episode's steps still to take."""
-        return (self._episode_length - self.elapsed_steps) / self._episode_length
+        return (self._steps - self.elapsed_steps) / self._steps
 
 
 def choose_start(
@@ -525,6 +553,43 @@ def choose_start(
         lookback=lookback,
         warmup=history.warmup,
     )
+
+
+def episode_span(
+    option: Any,
+    end: Any,
+    history: History,
+    sampler: EpisodeSampler,
+    rng: np.random.Generator,
+    lookback: int,
+    episode_length: int,
+) -> tuple[int, int]:
+    """``(window start, steps)`` of an episode from its first decision (the ``start`` option,
+    any row with a row after it, else the sampler's) to the row ``end`` names: an int row
+    (negative from the end), or the last row at or before a timestamp."""
+    stamps = history.timestamps
+    n_rows = len(stamps)
+    if option is None:
+        start = choose_start(None, history, sampler, rng, lookback, episode_length)
+    else:
+        start = resolve_start(
+            option,
+            timestamps=stamps,
+            lookback=lookback,
+            n_starts=n_rows - lookback - 1,
+            warmup=history.warmup,
+        )
+    first = start + lookback
+    if isinstance(end, (int, np.integer)) and not isinstance(end, (bool, np.bool_)):
+        last = row_of(stamps, end, what="the 'end' option")
+    else:
+        last = row_of(stamps, end, side="right", what="the 'end' option") - 1
+    if not first < last < n_rows:
+        raise ValueError(
+            f"the 'end' option {end!r} names row {last}; it must be after the first decision "
+            f"(row {first}, {history.stamps[first]}) and at most the last row ({n_rows - 1})."
+        )
+    return start, last - first
 
 
 def real_sequence(values: Any, name: str) -> Array:

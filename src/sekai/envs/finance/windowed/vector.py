@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -99,6 +99,11 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
 
     def _reset_windows(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         """New windows (history or simulation) for the sub-envs in ``indices``."""
+        if any(isinstance(option, Mapping) and "end" in option for option in options):
+            raise ValueError(
+                "the 'end' option sets one episode's length; the sub-envs of a vector env "
+                "share episode_length. Run a single env (sekai.make) for such an episode."
+            )
         check_reset_options_each(self, options, ("start",))
         template = self.template
         history = template.history
