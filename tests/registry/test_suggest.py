@@ -43,7 +43,7 @@ def test_close_names_keep_their_namespace_and_case_does_not_matter() -> None:
         ("CartPol-v1", ["CartPole-v1"]),
         ("Acrobat-v1", ["Acrobot-v1"]),
         ("Tradin-v0", ["Trading-v0", "Trading-v1"]),
-        ("MarketMakng-v0", ["MarketMaking-v0", "Market-v0"]),
+        ("MarketMakng-v0", ["MarketMaking-v0", "MarketMaking-v1", "Market-v0"]),
         ("LimitOrderbook-v1", ["LimitOrderBook-v0"]),
         ("Portfolios-v0", ["Portfolio-v0", "Portfolio-v1"]),
         ("Countin-v1", []),  # 'MountainCar' is too far

@@ -14,11 +14,11 @@ from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_int, episode_ended
 from sekai.envs.finance.windowed.env import (
     RESET_OPTIONS,
-    LearnableWindowedEnv,
     row_sum,
     simulated_prices,
 )
 from sekai.envs.finance.windowed.growth import GBMGrowth, best_constant_weights
+from sekai.envs.finance.windowed.learnable import LearnableWindowedEnv
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome

@@ -14,11 +14,11 @@ from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, episode_ended
 from sekai.envs.finance.windowed.env import (
     RESET_OPTIONS,
-    LearnableWindowedEnv,
     real_sequence,
     simulated_prices,
 )
 from sekai.envs.finance.windowed.growth import expected_log_growth_1d
+from sekai.envs.finance.windowed.learnable import LearnableWindowedEnv
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
