@@ -13,6 +13,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ pytest.importorskip("numba")
 
 from numba import njit
 
+from sekai.finance.lob import _compiling
 from sekai.finance.lob._compiling import LOGGER, reporting
 
 ENGINE_NOTICE = (
@@ -244,3 +246,21 @@ def test_nothing_is_said_when_nothing_compiles(
     with caplog.at_level(logging.WARNING, LOGGER.name), reporting("nothing", 1) as done:
         done(1)
     assert caplog.records == [] and terminal.getvalue() == ""
+
+
+def test_one_process_of_an_installation_compiles_at_a_time() -> None:
+    """A compile block waits while another holds the installation's lock (another open of the
+    lock file, as another process would hold it), then runs."""
+    done = threading.Event()
+
+    def compile_something() -> None:
+        with reporting("a test function", 1):
+            done.set()
+
+    with _compiling._one_process_at_a_time():
+        thread = threading.Thread(target=compile_something)
+        thread.start()
+        thread.join(0.5)
+        assert thread.is_alive() and not done.is_set()  # waiting for the lock
+    thread.join(10)
+    assert done.is_set()

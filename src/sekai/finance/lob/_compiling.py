@@ -5,14 +5,20 @@ cache (``cache=True``) holds that version. ``reporting`` watches numba's compile
 inside a block of work measured in units: at the first compile it draws a ``Progress`` bar
 of the units when there is a terminal, else it logs one notice on the ``sekai.finance.lob``
 logger (at WARNING, so that it shows without any logging set up). Work whose functions all
-load from the cache is not reported. Imported only with numba.
+load from the cache is not reported. One block runs at a time among the processes of one
+installation (a file lock), so that processes that start together, a ``ProcVecEnv``'s workers
+or Ray actors on one machine, compile once: the first fills numba's cache, the others load
+from it. Imported only with numba.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from numba.core import event
@@ -22,6 +28,27 @@ from sekai.utils.progress import Progress
 __all__ = ["LOGGER", "reporting"]
 
 LOGGER = logging.getLogger("sekai.finance.lob")
+
+_LOCK = Path(tempfile.gettempdir()) / (
+    "sekai-numba-" + hashlib.sha256(str(Path(__file__).parent).encode()).hexdigest()[:16] + ".lock"
+)
+"""The lock file of this installation's compiles (named after where it is installed)."""
+
+
+@contextmanager
+def _one_process_at_a_time() -> Iterator[None]:
+    """Hold the installation's compile lock (none where ``fcntl`` is missing: Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(_LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class _Watch(event.Listener):
@@ -59,7 +86,8 @@ def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int],
     """Report numba compiling ``what`` inside the block, ``total`` units of work.
 
     Yields the function that counts units done. Without a terminal the notice logged is
-    ``sekai: numba is compiling <what> (...)``, with ``hint`` at its end.
+    ``sekai: numba is compiling <what> (...)``, with ``hint`` at its end. Waits while another
+    process of this installation runs such a block.
     """
     notice = (
         f"sekai: numba is compiling {what} (about a minute, once: numba caches it on disk "
@@ -67,7 +95,7 @@ def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int],
     )
     watch = _Watch(what, total, notice)
     try:
-        with event.install_listener("numba:compile", watch):
+        with _one_process_at_a_time(), event.install_listener("numba:compile", watch):
             yield watch.advance
     finally:
         if watch.bar is not None:
