@@ -5,16 +5,17 @@ cache (``cache=True``) holds that version. ``reporting`` watches numba's compile
 inside a block of work measured in units: at the first compile it draws a ``Progress`` bar
 of the units when there is a terminal, else it logs one notice on the ``sekai.finance.lob``
 logger (at WARNING, so that it shows without any logging set up). Work whose functions all
-load from the cache is not reported. One block runs at a time among the processes of one
-installation (a file lock), so that processes that start together, a ``ProcVecEnv``'s workers
-or Ray actors on one machine, compile once: the first fills numba's cache, the others load
-from it. Imported only with numba.
+load from the cache is not reported. One block runs at a time among the processes that share
+numba's cache (a file lock), so that processes that start together, a ``ProcVecEnv``'s workers
+or Ray actors on one machine, compile once: the first fills the cache, the others load from
+it. Imported only with numba.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,21 +30,25 @@ __all__ = ["LOGGER", "reporting"]
 
 LOGGER = logging.getLogger("sekai.finance.lob")
 
-_LOCK = Path(tempfile.gettempdir()) / (
-    "sekai-numba-" + hashlib.sha256(str(Path(__file__).parent).encode()).hexdigest()[:16] + ".lock"
-)
-"""The lock file of this installation's compiles (named after where it is installed)."""
+
+def _lock_file() -> Path:
+    """The lock file of the compiles that share numba's cache: named after where sekai is
+    installed and numba's cache folder (``NUMBA_CACHE_DIR``, else next to the sources)."""
+    where = f"{Path(__file__).parent}\n{os.environ.get('NUMBA_CACHE_DIR', '')}"
+    name = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"sekai-numba-{name}.lock"
 
 
 @contextmanager
 def _one_process_at_a_time() -> Iterator[None]:
-    """Hold the installation's compile lock (none where ``fcntl`` is missing: Windows)."""
+    """Hold the lock of the compiles into this cache (none where ``fcntl`` is missing:
+    Windows)."""
     try:
         import fcntl
     except ImportError:
         yield
         return
-    with open(_LOCK, "a") as handle:
+    with open(_lock_file(), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -87,7 +92,7 @@ def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int],
 
     Yields the function that counts units done. Without a terminal the notice logged is
     ``sekai: numba is compiling <what> (...)``, with ``hint`` at its end. Waits while another
-    process of this installation runs such a block.
+    process that shares numba's cache runs such a block.
     """
     notice = (
         f"sekai: numba is compiling {what} (about a minute, once: numba caches it on disk "
