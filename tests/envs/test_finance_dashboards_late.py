@@ -54,15 +54,26 @@ def market() -> LimitOrderBookMarket:
     return LimitOrderBookMarket(3, decision_intervals=[1.0, 1.5, 2.0], session_length=40.0)
 
 
-# Each env with a dashboard: its id and settings, its first header figure (equity, value,
-# wealth, P&L or shortfall) read from the env, and the value that figure starts the
+# Each env with a dashboard: its id and settings (short episodes where the charts allow, so
+# that a dashboard that follows every step draws quickly), its first header figure (equity,
+# value, wealth, P&L or shortfall) read from the env, and the value that figure starts the
 # episode at (None: the figure shows no change).
 ENVS: dict[str, tuple[str, dict[str, Any], Callable[[Any], float], float | None]] = {
     "Trading-v0": ("Trading-v0", {}, lambda base: base.equity, 1.0),
-    "Portfolio-v0": ("Portfolio-v0", {}, lambda base: base.portfolio_value, 1.0),
-    "Market-v0": ("Market-v0", {}, lambda base: base.equity, 1.0),
-    "MarketDiscrete-v0": ("MarketDiscrete-v0", {}, lambda base: base.equity, 1.0),
-    "MarketMaking-v0": ("MarketMaking-v0", {}, lambda base: base.wealth, None),
+    "Portfolio-v0": (
+        "Portfolio-v0",
+        {"episode_length": 60},
+        lambda base: base.portfolio_value,
+        1.0,
+    ),
+    "Market-v0": ("Market-v0", {"episode_length": 60}, lambda base: base.equity, 1.0),
+    "MarketDiscrete-v0": (
+        "MarketDiscrete-v0",
+        {"episode_length": 60},
+        lambda base: base.equity,
+        1.0,
+    ),
+    "MarketMaking-v0": ("MarketMaking-v0", {"n_steps": 60}, lambda base: base.wealth, None),
     "OptimalExecution-v0": (
         "OptimalExecution-v0",
         {},
@@ -71,7 +82,7 @@ ENVS: dict[str, tuple[str, dict[str, Any], Callable[[Any], float], float | None]
     ),
     "LimitOrderBook-v0": (
         "LimitOrderBook-v0",
-        {"session_length": 120.0},
+        {"session_length": 40.0},
         lambda base: base.trader.wealth(base.core.mid()),
         None,
     ),

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from sekai.error import InvalidAction, ResetRequired
-from sekai.utils.validation import check_int
+from sekai.utils.validation import check_bool, check_int
 from sekai.utils.validation import check_real as check_float
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "check_float",
     "check_int",
     "episode_ended",
+    "random_start_option",
 ]
 
 #: Message of the ``ResetRequired`` raised by a step after ``terminated or truncated``.
@@ -29,6 +30,14 @@ EPISODE_ENDED = (
 )
 
 _ACTION_KINDS = "iuf"
+
+
+def random_start_option(options: Any, default: bool) -> bool:
+    """Whether a reset with ``options`` (checked already) starts at random: the bool
+    ``options["random_start"]`` when given, else ``default`` (the env's ``random_start``)."""
+    if not options or "random_start" not in options:
+        return default
+    return check_bool(options["random_start"], "options['random_start']")
 
 
 def episode_ended() -> ResetRequired:

@@ -14,7 +14,13 @@ from sekai._types import SeedType
 from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
-from sekai.envs.finance._checks import action_floats, check_float, check_int, episode_ended
+from sekai.envs.finance._checks import (
+    action_floats,
+    check_float,
+    check_int,
+    episode_ended,
+    random_start_option,
+)
 from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.market_making.actions import offsets_to_actions
 from sekai.envs.finance.market_making.reference import (
@@ -25,7 +31,10 @@ from sekai.error import ResetRequired
 from sekai.spaces import Box
 from sekai.utils.validation import check_bool
 
-__all__ = ["MarketMakingEnv"]
+__all__ = ["RESET_OPTIONS", "MarketMakingEnv"]
+
+#: The keys ``reset(options=...)`` reads.
+RESET_OPTIONS = ("random_start",)
 
 _exp = math.exp
 _array = np.array
@@ -58,7 +67,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
       ``[-0.75, 0.75]``.
     * ``random_start``: each episode starts with an inventory drawn uniformly from the
       integers ``|q| <= min(inventory_scale, max_inventory)`` (one ``rng.integers`` draw after
-      seeding), bought at ``s0`` (``cash = -q·s0``, so wealth starts at 0).
+      seeding), bought at ``s0`` (``cash = -q·s0``, so wealth starts at 0);
+      ``reset(options={"random_start": ...})`` decides it for one reset.
 
     ``default_offset`` is the Avellaneda-Stoikov half-spread at ``t = 0`` (at most
     ``max_offset``); ``reference_policies()`` gives the exact optimum and two baselines.
@@ -195,12 +205,12 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
-        """Start flat (no inventory, no cash) at ``mid = s0``, or under ``random_start`` with
-        a random inventory bought at ``s0``; takes no ``options``."""
-        check_reset_options(self, options)
+        """Start flat (no inventory, no cash) at ``mid = s0``, or under ``random_start`` (or
+        ``options={"random_start": True}``) with a random inventory bought at ``s0``."""
+        checked = check_reset_options(self, options, RESET_OPTIONS)
         self._set_rng(seed)
         self._start_state()
-        if self.random_start:
+        if random_start_option(checked, self.random_start):
             bound = int(min(self.inventory_scale, self.max_inventory))
             self.inventory = q = int(self.rng.integers(-bound, bound + 1))
             self.cash = -q * self.s0

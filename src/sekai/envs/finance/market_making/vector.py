@@ -10,7 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.options import check_reset_options_each
-from sekai.envs.finance.market_making.env import MarketMakingEnv
+from sekai.envs.finance._checks import random_start_option
+from sekai.envs.finance.market_making.env import RESET_OPTIONS, MarketMakingEnv
 from sekai.envs.finance.market_making.reference import (
     avellaneda_stoikov_offsets,
     reference_policies,
@@ -27,8 +28,8 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
 
     State arrays ``mid``, ``inventory`` (int64), ``cash``, ``bid``, ``ask``, ``bid_filled``,
     ``ask_filled``. Per step the generator draws ``random((N, 2))`` (bid, ask columns) then
-    ``standard_normal(N)``; under ``random_start`` each reset draws
-    ``integers(-b, b + 1, size=k)`` for the ``k`` sub-envs it starts.
+    ``standard_normal(N)``; a reset draws ``integers(-b, b + 1, size=k)`` for the ``k`` sub-envs
+    it starts at random (``random_start``, or a reset's ``{"random_start": True}``).
     """
 
     env_class = MarketMakingEnv
@@ -80,17 +81,17 @@ class MarketMakingVecEnv(TemplateVecEnv[MarketMakingEnv]):
         return (template.n_steps - self._t) * np.float64(template.dt)
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
-        check_reset_options_each(self, options)
+        check_reset_options_each(self, options, RESET_OPTIONS)
         template = self.template
         self.mid = replace_rows(self.mid, indices, template.s0)
-        if template.random_start:
+        default = template.random_start
+        random = np.array([random_start_option(entry, default) for entry in options], dtype=bool)
+        start = np.zeros(len(indices), np.int64)
+        if random.any():
             bound = int(min(template.inventory_scale, template.max_inventory))
-            start = self.rng.integers(-bound, bound + 1, size=len(indices))
-            self.inventory = replace_rows(self.inventory, indices, start)
-            self.cash = replace_rows(self.cash, indices, -start * template.s0)
-        else:
-            self.inventory = replace_rows(self.inventory, indices, 0)
-            self.cash = replace_rows(self.cash, indices, 0.0)
+            start[random] = self.rng.integers(-bound, bound + 1, size=int(random.sum()))
+        self.inventory = replace_rows(self.inventory, indices, start)
+        self.cash = replace_rows(self.cash, indices, -start * template.s0)
         self.bid = replace_rows(self.bid, indices, _NAN)
         self.ask = replace_rows(self.ask, indices, _NAN)
         self.bid_filled = replace_rows(self.bid_filled, indices, False)

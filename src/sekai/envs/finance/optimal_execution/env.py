@@ -12,7 +12,13 @@ from sekai._types import SeedType
 from sekai.core.env import Env
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
-from sekai.envs.finance._checks import action_floats, check_float, check_int, episode_ended
+from sekai.envs.finance._checks import (
+    action_floats,
+    check_float,
+    check_int,
+    episode_ended,
+    random_start_option,
+)
 from sekai.envs.finance._log import EpisodeLog
 from sekai.envs.finance.optimal_execution.encoding import centred_fraction, fractions_to_centred
 from sekai.envs.finance.optimal_execution.policies import ScheduledActions
@@ -31,13 +37,6 @@ SNAP = 1e-9
 LINEAR_KAPPA_T = 1e-8
 #: The keys ``reset(options=...)`` reads.
 RESET_OPTIONS = ("random_start",)
-
-
-def random_start_option(options: Any) -> bool:
-    """Whether ``options`` (checked by ``check_reset_options``) asks for a random start."""
-    if not options or "random_start" not in options:
-        return False
-    return check_bool(options["random_start"], "options['random_start']")
 
 
 class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
@@ -65,8 +64,9 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     * ``observe_price``: ``False`` drops the price entry, which neither the expected reward nor
       the optimal policy depends on: the observation is ``[x/X0, (N - k)/N]``.
 
-    ``reset(options={"random_start": True})`` starts the episode holding ``X0·U`` shares,
-    ``U`` uniform on ``(0, 1]`` (one ``random()`` draw after seeding).
+    ``random_start``: every episode starts holding ``X0·U`` shares, ``U`` uniform on ``(0, 1]``
+    (one ``random()`` draw after seeding); ``reset(options={"random_start": ...})`` decides it
+    for one reset.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 5}
@@ -87,6 +87,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         expected_reward: bool = False,
         reward_scale: float = 1e4,
         observe_price: bool = True,
+        random_start: bool = False,
     ) -> None:
         self.X0 = check_float(initial_inventory, "initial_inventory", low=0.0, low_open=True)
         self.s0 = check_float(s0, "s0", low=0.0, low_open=True)
@@ -102,6 +103,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.expected_reward = check_bool(expected_reward, "expected_reward")
         self.reward_scale = check_float(reward_scale, "reward_scale", low=0.0, low_open=True)
         self._observe_price = check_bool(observe_price, "observe_price")
+        self.random_start = check_bool(random_start, "random_start")
         if not math.isfinite(self.X0 * self.s0):
             raise ValueError(
                 "the arrival notional initial_inventory * s0 must be finite, got "
@@ -191,7 +193,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[NDArray[np.float32]]:
         """Start holding ``X0`` shares at ``mid = s0`` (``X0·U`` with ``random_start``)."""
-        random_start = random_start_option(check_reset_options(self, options, RESET_OPTIONS))
+        checked = check_reset_options(self, options, RESET_OPTIONS)
+        random_start = random_start_option(checked, self.random_start)
         self._set_rng(seed)
         self._start_state(self.X0 * (1.0 - self.rng.random()) if random_start else self.X0)
         self._started = True

@@ -10,13 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.options import check_reset_options_each
+from sekai.envs.finance._checks import random_start_option
 from sekai.envs.finance.optimal_execution.encoding import centred_fractions
-from sekai.envs.finance.optimal_execution.env import (
-    RESET_OPTIONS,
-    SNAP,
-    OptimalExecutionEnv,
-    random_start_option,
-)
+from sekai.envs.finance.optimal_execution.env import RESET_OPTIONS, SNAP, OptimalExecutionEnv
 from sekai.envs.finance.optimal_execution.policies import ScheduledActions
 from sekai.vector.native import shared
 from sekai.vector.template import Param, TemplateVecEnv, float_actions, replace_rows
@@ -30,8 +26,8 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     """``num_envs`` copies of ``OptimalExecutionEnv`` stepped together.
 
     State arrays ``inventory``, ``mid``, ``shortfall``. Per step the generator draws
-    ``standard_normal(N)``; a reset with ``{"random_start": True}`` draws ``random()`` for each
-    sub-env it starts at random, in index order.
+    ``standard_normal(N)``; a reset draws ``random()`` for each sub-env it starts at random
+    (``random_start``, or a reset's ``{"random_start": True}``), in index order.
     """
 
     env_class = OptimalExecutionEnv
@@ -50,6 +46,7 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
     reward_scale = Param()
     reward_description = Param("it follows from the settings")
     observe_price = Param("it fixes the observation space")
+    random_start = Param()
 
     def _allocate(self) -> None:
         n = self.num_envs
@@ -62,7 +59,8 @@ class OptimalExecutionVecEnv(TemplateVecEnv[OptimalExecutionEnv]):
         check_reset_options_each(self, options, RESET_OPTIONS)
         x0 = self.template.X0
         start = np.full(len(indices), x0)
-        random = np.array([random_start_option(entry) for entry in options], dtype=bool)
+        default = self.template.random_start
+        random = np.array([random_start_option(entry, default) for entry in options], dtype=bool)
         if random.any():
             start[random] = x0 * (1.0 - self.rng.random(int(random.sum())))
         self.inventory = replace_rows(self.inventory, indices, start)

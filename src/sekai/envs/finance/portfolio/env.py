@@ -11,14 +11,13 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
-from sekai.envs.finance._checks import check_int, episode_ended
+from sekai.envs.finance._checks import check_int, episode_ended, random_start_option
 from sekai.envs.finance.windowed.env import (
-    RESET_OPTIONS,
     row_sum,
     simulated_prices,
 )
 from sekai.envs.finance.windowed.growth import GBMGrowth, best_constant_weights
-from sekai.envs.finance.windowed.learnable import LearnableWindowedEnv
+from sekai.envs.finance.windowed.learnable import LEARNABLE_RESET_OPTIONS, LearnableWindowedEnv
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
@@ -75,7 +74,8 @@ class PortfolioEnv(LearnableWindowedEnv):
     the log returns divided by each asset's per-step volatility; ``reward_mode="relative"``
     is the log return in excess of the equal-weight benchmark's and ``"expected"`` its
     expectation given the weights and the cost, both on unit scale; ``random_start`` draws
-    the first weights uniformly from the simplex (assets and cash).
+    the first weights uniformly from the simplex (assets and cash; a reset's
+    ``options={"random_start": ...}`` decides it for that reset).
     """
 
     _benchmark = "the equal-weight portfolio"
@@ -382,11 +382,11 @@ class PortfolioEnv(LearnableWindowedEnv):
     ) -> ResetResult[dict[str, NDArray[np.float32]]]:
         """Start in cash (or, with ``random_start``, at weights drawn uniformly from the
         simplex) with value 1 on a new window (``options={"start": row or time, "end": row or
-        time}``)."""
-        check_reset_options(self, options, RESET_OPTIONS)
+        time, "random_start": bool}``)."""
+        checked = check_reset_options(self, options, LEARNABLE_RESET_OPTIONS)
         self._set_rng(seed)
         self._start_episode(options)
-        if self._learning.random_start:
+        if random_start_option(checked, self._learning.random_start):
             draws = self.rng.standard_exponential(self.n_assets + 1)
             self.weights = draws / row_sum(draws)
         else:

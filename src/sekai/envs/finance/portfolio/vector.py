@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.envs.finance._checks import random_start_option
 from sekai.envs.finance.portfolio.env import LOGIT_SCALE, PortfolioEnv, cash_weights
 from sekai.envs.finance.windowed.env import row_sum, simulated_prices
 from sekai.envs.finance.windowed.vector import LEARNING_READ_ONLY, SHAPE_READ_ONLY, WindowedVecEnv
@@ -60,6 +61,7 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
     observation_mode = Param(SHAPE_READ_ONLY)
     reward_mode = Param(LEARNING_READ_ONLY)
     random_start = Param(LEARNING_READ_ONLY)
+    _reset_option_names = ("random_start",)
     reward_description = Param("it follows from the settings")
 
     def _allocate(self) -> None:
@@ -172,11 +174,12 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioEnv]):
 
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         self._reset_windows(indices, options)
-        if self.template.random_start:
-            draws = self.rng.standard_exponential((len(indices), self.n_assets + 1))
-            self._weights_t[:, indices] = (draws / row_sum(draws)[:, None]).T
-        else:
-            self._weights_t[:, indices] = cash_weights((self.n_assets + 1,))[:, None]
+        default = self.template.random_start
+        random = np.array([random_start_option(entry, default) for entry in options], dtype=bool)
+        self._weights_t[:, indices] = cash_weights((self.n_assets + 1,))[:, None]
+        if random.any():
+            draws = self.rng.standard_exponential((int(random.sum()), self.n_assets + 1))
+            self._weights_t[:, indices[random]] = (draws / row_sum(draws)[:, None]).T
         self.portfolio_value = self.portfolio_value.copy()
         self.portfolio_value[indices] = 1.0
 

@@ -11,14 +11,13 @@ from numpy.typing import NDArray
 from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
-from sekai.envs.finance._checks import check_float, episode_ended
+from sekai.envs.finance._checks import check_float, episode_ended, random_start_option
 from sekai.envs.finance.windowed.env import (
-    RESET_OPTIONS,
     real_sequence,
     simulated_prices,
 )
 from sekai.envs.finance.windowed.growth import expected_log_growth_1d
-from sekai.envs.finance.windowed.learnable import LearnableWindowedEnv
+from sekai.envs.finance.windowed.learnable import LEARNABLE_RESET_OPTIONS, LearnableWindowedEnv
 from sekai.envs.finance.windowed.learning import sample_std
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.rewards import RewardFunction, StepOutcome
@@ -79,7 +78,8 @@ class TradingEnv(LearnableWindowedEnv):
     returns divided by their per-step volatility before them; ``reward_mode="relative"`` is
     the log return in excess of holding the asset (position 1) and ``"expected"`` the
     expected log return of the step given the position and its cost, both on unit scale;
-    ``random_start`` draws the first position uniformly from ``positions``.
+    ``random_start`` draws the first position uniformly from ``positions`` (a reset's
+    ``options={"random_start": ...}`` decides it for that reset).
     """
 
     _benchmark = "holding the asset"
@@ -265,12 +265,12 @@ class TradingEnv(LearnableWindowedEnv):
     ) -> ResetResult[NDArray[np.float32]]:
         """Start flat (or, with ``random_start``, at a position drawn uniformly from
         ``positions``) with equity 1 on a new window (``options={"start": row or time, "end":
-        row or time}``)."""
-        check_reset_options(self, options, RESET_OPTIONS)
+        row or time, "random_start": bool}``)."""
+        checked = check_reset_options(self, options, LEARNABLE_RESET_OPTIONS)
         self._set_rng(seed)
         self._start_episode(options)
         self._path_list = self._path.tolist()
-        if self._learning.random_start:
+        if random_start_option(checked, self._learning.random_start):
             self.position = self._position_list[int(self.rng.integers(len(self._positions)))]
         else:
             self.position = 0.0

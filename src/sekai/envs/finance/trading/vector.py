@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.envs.finance._checks import random_start_option
 from sekai.envs.finance.trading.env import TradingEnv
 from sekai.envs.finance.windowed.env import simulated_prices
 from sekai.envs.finance.windowed.vector import LEARNING_READ_ONLY, SHAPE_READ_ONLY, WindowedVecEnv
@@ -37,6 +38,7 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     observation_mode = Param(SHAPE_READ_ONLY)
     reward_mode = Param(LEARNING_READ_ONLY)
     random_start = Param(LEARNING_READ_ONLY)
+    _reset_option_names = ("random_start",)
     reward_description = Param("it follows from the settings")
 
     def _allocate(self) -> None:
@@ -68,11 +70,12 @@ class TradingVecEnv(WindowedVecEnv[TradingEnv]):
     def _reset_envs(self, indices: NDArray[np.intp], options: Sequence[Any]) -> None:
         self._reset_windows(indices, options)
         template = self.template
-        start: Any = 0.0
-        if template.random_start:
-            start = template.positions.take(
-                self.rng.integers(len(template.positions), size=len(indices))
-            )
+        default = template.random_start
+        random = np.array([random_start_option(entry, default) for entry in options], dtype=bool)
+        start = np.zeros(len(indices))
+        if random.any():
+            draws = self.rng.integers(len(template.positions), size=int(random.sum()))
+            start[random] = template.positions.take(draws)
         self.position = replace_rows(self.position, indices, start)
         self.equity = replace_rows(self.equity, indices, 1.0)
 

@@ -12,7 +12,11 @@ from sekai.envs.finance.windowed.env import WindowedEnv, simulated_prices
 from sekai.envs.finance.windowed.learning import LearningOptions
 from sekai.finance.simulators import GBM
 
-__all__ = ["LearnableWindowedEnv"]
+__all__ = ["LEARNABLE_RESET_OPTIONS", "LearnableWindowedEnv"]
+
+LEARNABLE_RESET_OPTIONS = ("start", "random_start", "end")
+"""The reset options of Trading and Portfolio: the windowed envs' ``start`` and ``end``, and
+``random_start``, which decides it for one reset."""
 
 _SCALE_SEED = 0
 _SCALE_WINDOWS = 32

@@ -24,7 +24,8 @@
   ``"relative"``.
 
 ``random_start`` starts every episode from a random account (a random position or random
-weights) instead of cash.
+weights) instead of cash; a reset's ``options={"random_start": ...}`` decides it for that
+reset.
 """
 
 from __future__ import annotations

@@ -46,6 +46,9 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
     indices ``_path_rows + t``, observed returns through the strided window views.
     """
 
+    _reset_option_names: tuple[str, ...] = ()
+    """The reset options a subclass reads besides ``start``."""
+
     prices = Param(_HISTORY_READ_ONLY)
     data = Param(_HISTORY_READ_ONLY)
     history = Param(_HISTORY_READ_ONLY)
@@ -104,7 +107,7 @@ class WindowedVecEnv(TemplateVecEnv[WindowedT]):
                 "the 'end' option sets one episode's length; the sub-envs of a vector env "
                 "share episode_length. Run a single env (sekai.make) for such an episode."
             )
-        check_reset_options_each(self, options, ("start",))
+        check_reset_options_each(self, options, ("start", *self._reset_option_names))
         template = self.template
         history = template.history
         starts = [None if not option else option.get("start") for option in options]
