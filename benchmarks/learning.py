@@ -96,12 +96,37 @@ RECIPES: dict[str, dict[str, Recipe]] = {
             },
         ),
     },
-    # TODO: the MarketMaking-v1 recipe (algorithm, hyperparameters, VecNormalize, steps).
-    "MarketMaking-v1": {},
-    # TODO: the Portfolio-v1 recipe (algorithm, hyperparameters, VecNormalize, steps).
-    "Portfolio-v1": {},
-    # TODO: the Trading-v1 recipe (algorithm, hyperparameters, VecNormalize, steps).
-    "Trading-v1": {},
+    "MarketMaking-v1": {
+        "ppo": Recipe(
+            algo="ppo",
+            steps=1_000_000,
+            quick_steps=16_384,
+            hyperparameters={"n_steps": 128, "batch_size": 256, "gamma": 1.0},
+        ),
+    },
+    "Portfolio-v1": {
+        # gSDE keeps the exploration noise fixed over a rollout and the linear policy cannot
+        # churn: per-step noise pays rebalancing costs every step and drives PPO to cash.
+        "ppo": Recipe(
+            algo="ppo",
+            steps=150_000,
+            quick_steps=16_384,
+            hyperparameters={
+                "n_steps": 128,
+                "use_sde": True,
+                "policy_kwargs": {"log_std_init": -3.0, "net_arch": []},
+            },
+            policy="MultiInputPolicy",
+        ),
+    },
+    "Trading-v1": {
+        "ppo": Recipe(
+            algo="ppo",
+            steps=300_000,
+            quick_steps=16_384,
+            hyperparameters={"n_steps": 128},
+        ),
+    },
 }
 
 ALGORITHMS = ("ppo", "sac")

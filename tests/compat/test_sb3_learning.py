@@ -21,6 +21,9 @@ BENCHMARK = ROOT / "benchmarks" / "learning.py"
 #: The learnable ids with a recipe, one line each.
 LEARNABLE_IDS = [
     "OptimalExecution-v1",
+    "MarketMaking-v1",
+    "Portfolio-v1",
+    "Trading-v1",
 ]
 
 needs_sb3 = pytest.mark.skipif(
