@@ -311,7 +311,7 @@ def test_the_fork_server_imports_the_worker_module_once() -> None:
         ProcVecEnv([toy], context="forkserver").close()
         wanted = forkserver._forkserver._preload_modules
         assert "json" in wanted and "__main__" in wanted
-        assert wanted.count("sekai.vector._proc_worker") == 1
+        assert wanted.count("sekai.vector.workers.proc_worker") == 1
         ProcVecEnv([toy], context="fork").close()  # other start methods leave it alone
         assert forkserver._forkserver._preload_modules == wanted
     finally:

@@ -105,7 +105,7 @@ def _connect_ray(request: Any) -> None:
     import pytest
 
     ray = pytest.importorskip("ray", reason="the ray backend needs Ray: pip install ray")
-    from sekai.vector._ray_session import join, leave
+    from sekai.vector.workers.ray_session import join, leave
 
     if not ray.is_initialized() and join(ray, None):
         scope = request.node.getparent(pytest.Module) or request.node

@@ -6,40 +6,26 @@ import asyncio
 import contextlib
 import math
 import pickle
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-import cloudpickle
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._types import SeedType
 from sekai.error import InvalidAction, VecEnvWorkerError
 from sekai.spaces.utils import iterate
 from sekai.utils.seeding import make_seed_sequence
 from sekai.utils.validation import check_int
 from sekai.vector._partial import cut_batch, join_batches, take_rows
-from sekai.vector._ray_session import check_worker_options, import_ray, join, leave
-from sekai.vector._ray_worker import RayWorker
-from sekai.vector._sub_envs import PROTOCOL, dumps
-from sekai.vector._worker_pool import (
-    Outcome,
-    Sent,
-    WorkerPoolVecEnv,
-    check_num_workers,
-    check_seconds,
-    pickle_factories,
-)
-from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
+from sekai.vector.partial_reset import RESET_MASK
 from sekai.vector.result import VecResetResult, VecStepResult
-from sekai.vector.vec_env import (
-    VecEnv,
-    check_vector_seed,
-    per_env_values,
-    resolve_options,
-    resolve_seeds,
-)
+from sekai.vector.vec_env import VecEnv, check_vector_seed, resolve_options
+from sekai.vector.workers.exchange import Outcome
+from sekai.vector.workers.options import WorkerOptions, check_seconds
+from sekai.vector.workers.pickling import dumps_code, pickled
+from sekai.vector.workers.pool import Sent, WorkerPoolVecEnv
+from sekai.vector.workers.ray_session import check_worker_options, import_ray, join, leave
+from sekai.vector.workers.ray_worker import RayWorker
 
 __all__ = ["RayVecEnv", "RayWorkerInfo"]
 
@@ -80,10 +66,10 @@ class RayVecEnv(WorkerPoolVecEnv):
     ``ProcVecEnv``: split stepping, step timeouts, and actors rebuilt after a failure.
     """
 
-    num_workers: int
     native_slices: bool = False
     """Whether each worker runs a native vector env of its slice (``from_native``)."""
     _owns_ray: bool = False
+    _stopped = "its actor was killed"
 
     def __init__(
         self,
@@ -103,20 +89,15 @@ class RayVecEnv(WorkerPoolVecEnv):
         fns = list(env_fns)
         if not fns:
             raise ValueError("RayVecEnv needs at least one env factory in env_fns.")
-        self._open(
-            len(fns),
-            lambda group: pickle_factories([fns[i] for i in group]),
-            num_workers=num_workers,
-            autoreset=autoreset,
-            address=address,
-            worker_options=worker_options,
-            start_timeout=start_timeout,
-            close_timeout=close_timeout,
-            batch_size=batch_size,
-            step_timeout=step_timeout,
-            on_worker_failure=on_worker_failure,
-            max_restarts=max_restarts,
+        options = WorkerOptions(
+            num_workers, batch_size, step_timeout, on_worker_failure, max_restarts, close_timeout
         )
+
+        def payloads(groups: list[list[int]]) -> list[bytes]:
+            factories = [[fns[i] for i in group] for group in groups]
+            return pickled(factories, "the env factories", dumps_code)
+
+        self._open(len(fns), payloads, autoreset, options, address, worker_options, start_timeout)
 
     @classmethod
     def from_native(
@@ -140,83 +121,65 @@ class RayVecEnv(WorkerPoolVecEnv):
 
         Slices are seeded apart: ``reset(seed=s)`` seeds slice ``k`` with child ``k`` of
         ``s`` (``make_seed_sequence(s, num_workers)[k]``); a list of seeds gives each slice
-        its part. ``get_attr`` / ``set_attr`` / ``call`` follow each slice's native rules; an
-        error names the first sub-env of the slice that raised it. A slice steps as a whole:
-        ``send`` takes whole slices.
+        its part. A ``reset_mask`` gives each slice its part. ``get_attr`` / ``set_attr`` /
+        ``call`` follow each slice's native rules; an error names the first sub-env of the
+        slice that raised it. A slice steps as a whole: ``send`` takes whole slices.
         """
         if not callable(make_slice):
             raise TypeError(f"make_slice must be callable, got {make_slice!r}.")
         n = check_int(num_envs, "RayVecEnv.from_native: num_envs", low=1)
-        try:
-            payload = cloudpickle.dumps(make_slice, PROTOCOL)
-        except Exception as exc:
-            raise TypeError(f"Cannot pickle make_slice for the workers: {exc}") from exc
+        payload = pickled([make_slice], "make_slice", dumps_code)[0]
+        options = WorkerOptions(
+            num_workers, batch_size, step_timeout, on_worker_failure, max_restarts, close_timeout
+        )
         vec = cls.__new__(cls)
         vec.native_slices = True
         vec._open(
             n,
-            lambda group: payload,
-            num_workers=num_workers,
-            autoreset=autoreset,
-            address=address,
-            worker_options=worker_options,
-            start_timeout=start_timeout,
-            close_timeout=close_timeout,
-            batch_size=batch_size,
-            step_timeout=step_timeout,
-            on_worker_failure=on_worker_failure,
-            max_restarts=max_restarts,
+            lambda groups: [payload] * len(groups),
+            autoreset,
+            options,
+            address,
+            worker_options,
+            start_timeout,
         )
         return vec
 
     def _open(
         self,
         num_envs: int,
-        payload: Callable[[list[int]], bytes],
-        *,
-        num_workers: int | None,
+        payloads: Callable[[list[list[int]]], list[bytes]],
         autoreset: bool,
+        options: WorkerOptions,
         address: str | None,
         worker_options: Mapping[str, Any] | None,
         start_timeout: float,
-        close_timeout: float,
-        batch_size: int | None,
-        step_timeout: float | None,
-        on_worker_failure: str,
-        max_restarts: int,
     ) -> None:
-        """Start the actors, each on ``payload(its group)``, and take the spaces."""
+        """Join Ray and start the actors, each on its part of ``payloads(groups)``; take the
+        spaces."""
         self._actors: list[Any] = []
         self.num_envs = num_envs
         self.autoreset = bool(autoreset)
-        workers = check_num_workers(num_workers)
-        options = check_worker_options(worker_options)
+        actor_options = check_worker_options(worker_options)
         self.start_timeout = check_seconds(start_timeout, "start_timeout")
-        self.close_timeout = check_seconds(close_timeout, "close_timeout")
         if address is not None and not isinstance(address, str):
             raise TypeError(f"address must be a str or None, got {type(address).__name__}.")
-        if batch_size is not None:
-            check_int(batch_size, "batch_size", low=1, high=num_envs)
-        self._dead = {}
+        options.check_for(num_envs, self.autoreset)
         self._ray = ray = import_ray()
         self._owns_ray = join(ray, address)
-        ready: list[int] = []  # workers that built their sub-envs, to close on failure
         try:
-            if workers is None:
-                workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-            self._init_pool(
-                min(workers, num_envs), batch_size, step_timeout, on_worker_failure, max_restarts
-            )
-            self._actor_class = ray.remote(RayWorker).options(**options)
-            self._payloads = [payload(group) for group in self._groups]
-            for w in range(self.num_workers):
-                self._actors.append(self._new_actor(w))
-            outcomes = self._start()
-            ready = [w for w, out in enumerate(outcomes) if isinstance(out, tuple) and out[0]]
-            starts = self._results(outcomes)
+            workers = options.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        except BaseException:
+            self._release(None)
+            raise
+        self._init_workers(options, min(workers, num_envs))
+        try:
+            self._actor_class = ray.remote(RayWorker).options(**actor_options)
+            self._payloads = payloads(self._groups)
+            starts = self._started_workers()
         except BaseException:
             self.closed = True
-            self._shutdown(ready)
+            self._shutdown()
             raise
         self.observation_space, self.action_space = starts[0][0], starts[0][1]
         self._workers = [
@@ -224,88 +187,64 @@ class RayVecEnv(WorkerPoolVecEnv):
             for (_, _, node, pid), group in zip(starts, self._groups, strict=True)
         ]
 
-    def _new_actor(self, w: int) -> Any:
-        """A new actor for worker ``w``, building its sub-envs."""
-        group = self._groups[w]
-        args = (self._payloads[w], group[0], len(group), self.autoreset, self.native_slices)
-        return self._actor_class.remote(*args)
-
-    def _start(self) -> list[Any]:
-        """Every worker's ``start`` outcome (as ``_get``), waiting ``start_timeout`` for them."""
-        ray = self._ray
-        refs = [actor.run.remote("start", None) for actor in self._actors]
-        limit = None if math.isinf(self.start_timeout) else self.start_timeout
-        _, pending = ray.wait(refs, num_returns=len(refs), timeout=limit)
-        if pending:
-            late = [w for w, ref in enumerate(refs) if ref in pending]
+    def _started_workers(self) -> list[Any]:
+        """Every worker's ``start`` result, waiting ``start_timeout`` for them all."""
+        outcomes, late = self._start_all(self._start_limit())
+        if late:
             raise TimeoutError(
                 f"RayVecEnv: workers {late} did not start within start_timeout="
                 f"{self.start_timeout:g} s. Either Ray cannot place them (free resources: "
-                f"{ray.available_resources()}; each worker asks for what worker_options "
+                f"{self._ray.available_resources()}; each worker asks for what worker_options "
                 "say) or building their sub-envs takes longer (raise start_timeout)."
             )
-        return self._get(refs)
+        return self._results(outcomes)
+
+    def _start_limit(self) -> float | None:
+        """``start_timeout``, None for no limit."""
+        return None if math.isinf(self.start_timeout) else self.start_timeout
 
     @property
     def workers(self) -> list[RayWorkerInfo]:
         """Each worker's node id, process id and sub-envs, in order."""
         return list(self._workers)
 
-    # -- one round of actor calls -----------------------------------------------------------
+    # -- transport ----------------------------------------------------------------------------
 
-    def _submit(self, command: str, payloads: list[Any]) -> list[Any]:
-        """Send ``command`` to every worker with its payload (one for all if a single one)."""
-        self._check_open()
-        self._check_idle(command)
-        if self._dead:
-            raise self._dead[min(self._dead)]
-        try:
-            bodies = [dumps(payload) for payload in payloads]
-        except Exception as exc:
-            raise TypeError(f"Cannot pickle the {command} payload for the workers: {exc}") from exc
-        if len(bodies) == 1:
-            bodies *= self.num_workers
-        pairs = zip(self._actors, bodies, strict=True)
-        return [actor.run.remote(command, body) for actor, body in pairs]
+    def _start(self, w: int) -> Any:
+        """A new actor for worker ``w``, building its sub-envs; the handle of its ``start``."""
+        group = self._groups[w]
+        args = (self._payloads[w], group[0], len(group), self.autoreset, self.native_slices)
+        actor = self._actor_class.remote(*args)
+        if w < len(self._actors):  # a rebuilt worker
+            self._actors[w] = actor
+        else:
+            self._actors.append(actor)
+        return actor.run.remote("start", None)
 
-    def _get(self, refs: list[Any]) -> list[Any]:
-        """Each worker's reply, or the Ray error that stands for it."""
+    def _post(self, w: int, command: str, body: bytes | None) -> Any:
+        """Call worker ``w``'s actor; the handle is the call's object ref."""
+        return self._actors[w].run.remote(command, body)
+
+    def _ready(self, heads: dict[int, Any], timeout: float | None) -> list[int]:
+        """The workers of ``heads`` whose call has finished."""
         ray = self._ray
+        workers = {ref: w for w, ref in heads.items()}
+        refs = list(workers)
+        done, _ = ray.wait(refs, num_returns=1, timeout=timeout)
+        if done and len(refs) > 1:
+            done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        return [workers[ref] for ref in done]
+
+    def _take(self, w: int, handle: Any) -> Outcome:
+        """Worker ``w``'s reply to the call ``handle``, a pickled result unpickled."""
         try:
-            return list(ray.get(refs))
-        except ray.exceptions.RayError:
-            pass
-        outcomes: list[Any] = []
-        for ref in refs:
-            try:
-                outcomes.append(ray.get(ref))
-            except ray.exceptions.RayError as exc:
-                outcomes.append(exc)
-        return outcomes
-
-    async def _await(self, refs: list[Any]) -> list[Any]:
-        """``_get`` without blocking the running event loop."""
-        futures = [asyncio.wrap_future(ref.future()) for ref in refs]
-        return list(await asyncio.gather(*futures, return_exceptions=True))
-
-    def _results(self, outcomes: list[Any]) -> list[Any]:
-        """Every worker's result; then raise the lowest failed worker's error."""
-        results = []
-        error: VecEnvWorkerError | None = None
-        for w, outcome in enumerate(outcomes):
-            if isinstance(outcome, BaseException):
-                if not isinstance(outcome, self._ray.exceptions.RayError):
-                    raise outcome
-                found = self._ray_error(w, outcome)
-            elif outcome[0]:
-                results.append(outcome[1])
-                continue
-            else:
-                found = VecEnvWorkerError(*outcome[1])
-            error = error or found
-        if error is not None:
-            raise error
-        return results
+            ok, data = self._ray.get(handle)
+        except self._ray.exceptions.RayError as exc:
+            error = self._ray_error(w, exc)
+            return ("dead" if w in self._dead else "error"), error
+        if not ok:
+            return "error", VecEnvWorkerError(*data)
+        return "ok", pickle.loads(data) if isinstance(data, bytes) else data
 
     def _ray_error(self, w: int, exc: BaseException) -> VecEnvWorkerError:
         """The error for worker ``w`` whose call raised ``exc`` in Ray; a lost actor, node or
@@ -328,60 +267,68 @@ class RayVecEnv(WorkerPoolVecEnv):
         kind = type(cause if isinstance(cause, BaseException) else exc).__name__
         return VecEnvWorkerError(self._groups[w][0], kind, str(exc), "")
 
-    def _held(self, w: int) -> str:
-        """The sub-envs of worker ``w``, in words."""
-        group = self._groups[w]
-        return f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
+    def _kill(self, w: int) -> None:
+        """Kill worker ``w``'s actor."""
+        with contextlib.suppress(Exception):
+            self._ray.kill(self._actors[w], no_restart=True)
+        text = f"the Ray worker holding {self._held(w)} was killed"
+        self._dead.setdefault(w, VecEnvWorkerError(self._groups[w][0], "RayActorError", text, ""))
 
-    # -- VecEnv API -------------------------------------------------------------------------
+    def _close_workers(self, deadline: float | None) -> VecEnvWorkerError | None:
+        """Close the workers' sub-envs, unless Ray has been shut down meanwhile."""
+        if not self._ray.is_initialized():
+            return None
+        return super()._close_workers(deadline)
 
-    def _reset_payloads(self, seed: Any, options: Any) -> list[Any]:
-        opts = resolve_options(options, self.num_envs)
+    def _release(self, deadline: float | None) -> None:
+        """Kill every actor at once and leave Ray."""
+        for actor in self._actors:
+            with contextlib.suppress(Exception):
+                self._ray.kill(actor, no_restart=True)
+        if self._owns_ray:
+            self._owns_ray = False
+            leave(self._ray)
+
+    async def _settled(self, handles: Iterable[Any]) -> None:
+        """Return once every call of ``handles`` has finished, without blocking the running
+        event loop."""
+        futures = [asyncio.wrap_future(ref.future()) for ref in handles]
+        await asyncio.gather(*futures, return_exceptions=True)
+
+    # -- resets -------------------------------------------------------------------------------
+
+    def _reset_payloads(
+        self, seed: Any, seeds: list[Any], mask: NDArray[np.bool_] | None, options: Any
+    ) -> list[Any]:
+        """A group's payload as ``WorkerExchange`` makes it; a slice's ``(seed, options)``,
+        with its part of the mask."""
         if not self.native_slices:
-            requests = list(zip(resolve_seeds(seed, self.num_envs), opts, strict=True))
-            return [requests[lo:hi] for lo, hi in self._bounds]
-        seeds: list[Any]
+            return super()._reset_payloads(seed, seeds, mask, options)
         if seed is None:
-            seeds = [None] * self.num_workers
+            parts: list[Any] = [None] * self.num_workers
         elif isinstance(seed, list):
-            each = resolve_seeds(seed, self.num_envs)
-            seeds = [each[lo:hi] for lo, hi in self._bounds]
+            parts = [seeds[lo:hi] for lo, hi in self._bounds]
         else:
-            seeds = make_seed_sequence(check_vector_seed(seed), self.num_workers)
-        return [(s, opts[lo:hi]) for s, (lo, hi) in zip(seeds, self._bounds, strict=True)]
+            parts = make_seed_sequence(check_vector_seed(seed), self.num_workers)
+        if mask is None:
+            opts = resolve_options(options, self.num_envs)
+            each: list[Any] = [opts[lo:hi] for lo, hi in self._bounds]
+        else:
+            each = [{**(options or {}), RESET_MASK: mask[lo:hi]} for lo, hi in self._bounds]
+        return list(zip(parts, each, strict=True))
 
-    def _reset_result(self, seed: Any, outcomes: list[Any]) -> VecResetResult[Any]:
-        batches, parts = self._unpack(self._results(outcomes))
-        self._reset_seen(resolve_seeds(seed, self.num_envs), None, batches)
-        return VecResetResult(batches, [info for part in parts for info in part[1]])
+    def _reset_batch(self, results: list[Any]) -> tuple[Any, list[dict[str, Any]]]:
+        """The joined batch and the infos of the workers' replies."""
+        batch, parts = self._unpack(results)
+        return batch, [info for part in parts for info in part[1]]
 
-    def reset(
-        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
-    ) -> VecResetResult[Any]:
-        """Reset every sub-env and unfreeze them all."""
-        self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(seed, self._get(refs))
-
-    async def async_reset(
-        self, *, seed: SeedType | list[SeedType] = None, options: Any = None
-    ) -> VecResetResult[Any]:
+    async def async_reset(self, *, seed: Any = None, options: Any = None) -> VecResetResult[Any]:
         """``reset``, awaiting the workers without blocking the event loop."""
-        self._check_open()
-        refs = self._submit("reset", self._reset_payloads(seed, self._whole(options)))
-        return self._reset_result(seed, await self._await(refs))
+        handles, seeds, mask = self._reset_post(seed, options)
+        await self._settled(handles.values())
+        return self._reset_finish(handles, seeds, mask)
 
-    def _whole(self, options: Any) -> Any:
-        """``options`` of a reset of every sub-env; a mask selecting only some is refused."""
-        mask, rest = split_reset_mask(options, self.num_envs)
-        if mask is not None:
-            raise ValueError(
-                "RayVecEnv resets all its sub-envs: options['reset_mask'] selecting only some "
-                "is not supported; reset them all, or use ProcVecEnv for partial resets."
-            )
-        return rest if isinstance(options, Mapping) and RESET_MASK in options else options
-
-    # -- split stepping ---------------------------------------------------------------------
+    # -- split stepping -----------------------------------------------------------------------
 
     def _reorder(self, actions: Any, order: NDArray[np.intp], count: int) -> Any:
         """The rows of ``actions`` in ``order``; a batch stays one for native slices."""
@@ -400,97 +347,44 @@ class RayVecEnv(WorkerPoolVecEnv):
             raise InvalidAction(actions, self.batch_action_space)
         return list(chunks)
 
-    def _post(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
-        """Call each worker's ``step``; the handles are the calls' object refs."""
+    def _post_steps(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
+        """Post the step messages; a native slice steps whole."""
         if self.native_slices and any(positions is not None for _, positions, _ in messages):
             raise ValueError(
                 "RayVecEnv.from_native: each worker steps its slice as a whole, so send() "
                 f"takes whole slices of sub-envs, {[range(*b) for b in self._bounds]}."
             )
-        try:
-            bodies = [dumps((positions, chunk)) for _, positions, chunk in messages]
-        except Exception as exc:
-            raise TypeError(f"Cannot pickle the step payload for the workers: {exc}") from exc
-        pairs = zip(messages, bodies, strict=True)
-        return [self._actors[w].run.remote("step", body) for (w, _, _), body in pairs]
+        return super()._post_steps(messages)
 
-    def _wait(self, workers: list[int], timeout: float | None) -> list[int]:
-        """The ``workers`` whose head call has finished."""
-        ray = self._ray
-        heads = {self._queues[w][0].handle: w for w in workers}
-        refs = list(heads)
-        done, _ = ray.wait(refs, num_returns=1, timeout=timeout)
-        if done and len(refs) > 1:
-            done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
-        return [heads[ref] for ref in done]
-
-    def _take(self, w: int, sent: Sent) -> Outcome:
-        """Worker ``w``'s reply to ``sent``, its observations in arrays of this process."""
-        outcome = self._get([sent.handle])[0]
-        if isinstance(outcome, BaseException):
-            if not isinstance(outcome, self._ray.exceptions.RayError):
-                raise outcome
-            error = self._ray_error(w, outcome)
-            return ("dead" if w in self._dead else "error"), error
-        if not outcome[0]:
-            return "error", VecEnvWorkerError(*outcome[1])
-        batch, packed = outcome[1]
+    def _step_result(self, sent: Sent, result: Any) -> VecStepResult[Any]:
+        """The step rows, their observations in arrays of this process."""
+        batch, packed = result
         part = pickle.loads(packed)
         # arrays in Ray's object store are copied out
         batch = part[0] if batch is None else join_batches(self.observation_space, [batch])
-        return "ok", VecStepResult(batch, part[1], part[2], part[3], part[4], sent.ids)
-
-    def _kill(self, w: int) -> None:
-        """Kill worker ``w``'s actor."""
-        with contextlib.suppress(Exception):
-            self._ray.kill(self._actors[w], no_restart=True)
-        self._dead.setdefault(
-            w,
-            VecEnvWorkerError(
-                self._groups[w][0],
-                "RayActorError",
-                f"the Ray worker holding {self._held(w)} was killed",
-                "",
-            ),
-        )
+        return VecStepResult(batch, part[1], part[2], part[3], part[4], sent.ids)
 
     def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
         """Start a new actor for worker ``w`` and reset its sub-envs with ``seeds`` (a native
         slice with the first)."""
         self._kill(w)
-        self._actors[w] = self._new_actor(w)
+        handle = self._start(w)
         self._dead.pop(w, None)
-        limit = None if math.isinf(self.start_timeout) else self.start_timeout
-        _, _, node, pid = self._call(w, "start", None, limit)
+        _, _, node, pid = self._answer(w, handle, "start", self._start_limit())
         self._workers[w] = RayWorkerInfo(node, pid, self._workers[w].ranks)
         payload: Any = [(seed, None) for seed in seeds]
         if self.native_slices:
             payload = (seeds[0], None)
-        batches, parts = self._unpack([self._call(w, "reset", dumps(payload), self.step_timeout)])
+        batches, parts = self._unpack([self._ask(w, "reset", payload, self.step_timeout)])
         return list(zip(iterate(self.observation_space, batches), parts[0][1], strict=True))
-
-    def _call(self, w: int, command: str, body: bytes | None, limit: float | None) -> Any:
-        """Worker ``w``'s result of ``command`` within ``limit`` seconds (None: no limit);
-        ``VecEnvWorkerError`` when it fails, dies or is late."""
-        ref = self._actors[w].run.remote(command, body)
-        done, _ = self._ray.wait([ref], timeout=limit)
-        if not done:
-            text = f"the rebuilt worker did not answer {command} within {limit:g} s"
-            raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
-        outcome = self._get([ref])[0]
-        if isinstance(outcome, BaseException):
-            raise self._ray_error(w, outcome)
-        if not outcome[0]:
-            raise VecEnvWorkerError(*outcome[1])
-        return outcome[1]
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
         """``step``, awaiting the workers without blocking the event loop."""
         self._check_idle("step")
         self.send(actions)
-        refs = [sent.handle for queue in self._queues for sent in queue]
+        handles = [sent.handle for queue in self._queues for sent in queue]
         try:  # past step_timeout, the rest (killing the late workers) is step()'s
-            await asyncio.wait_for(self._await(refs), self.step_timeout)
+            await asyncio.wait_for(self._settled(handles), self.step_timeout)
         except TimeoutError:
             pass
         except BaseException:
@@ -506,93 +400,15 @@ class RayVecEnv(WorkerPoolVecEnv):
         batches = [part[0] if batch is None else batch for (batch, _), part in pairs]
         return join_batches(self.observation_space, batches), parts
 
-    @staticmethod
-    def _joined(results: list[bytes]) -> list[Any]:
-        """The workers' pickled lists, unpickled and joined."""
-        return [item for packed in results for item in pickle.loads(packed)]
-
-    def get_attr(self, name: str) -> list[Any]:
-        """Attribute ``name`` of every sub-env, looked up through its wrapper stack."""
-        return self._joined(self._results(self._get(self._submit("get_attr", [name]))))
-
-    def set_attr(self, name: str, values: Any) -> None:
-        """Set ``name`` on every sub-env: one value for all or a list of ``num_envs`` values.
-
-        A native slice is given the one value itself, or its part of the list.
-        """
+    def _attr_payloads(self, name: str, values: Any) -> list[Any]:
+        """A native slice is given the one value itself, or its part of the list."""
         if self.native_slices and not isinstance(values, list):
-            payloads: list[Any] = [(name, values)]
-        else:
-            per_env = per_env_values(name, values, self.num_envs)
-            payloads = [(name, per_env[lo:hi]) for lo, hi in self._bounds]
-        self._results(self._get(self._submit("set_attr", payloads)))
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """Call method ``name`` on every sub-env (non-callable attributes are returned)."""
-        refs = self._submit("call", [(name, args, kwargs)])
-        return self._joined(self._results(self._get(refs)))
-
-    # -- shutdown ---------------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the sub-envs, kill the actors, and leave Ray; then raise the earliest failure.
-
-        Idempotent.
-        """
-        if self.closed:
-            return
-        self.closed = True
-        error = self._shutdown([w for w in range(self.num_workers) if w not in self._dead])
-        if error is not None:
-            raise error
-
-    def _shutdown(self, live: list[int]) -> VecEnvWorkerError | None:
-        """Ask workers ``live`` to close their sub-envs, kill every actor, leave Ray; return
-        the first failure."""
-        first = None
-        try:
-            if live and self._ray.is_initialized():
-                first = self._close_workers(live)
-        finally:
-            for actor in self._actors:
-                with contextlib.suppress(Exception):
-                    self._ray.kill(actor, no_restart=True)
-            if self._owns_ray:
-                self._owns_ray = False
-                leave(self._ray)
-        return first
-
-    def _close_workers(self, live: list[int]) -> VecEnvWorkerError | None:
-        """Have workers ``live`` close their sub-envs within ``close_timeout``; 1st failure."""
-        ray = self._ray
-        refs = [self._actors[w].run.remote("close", None) for w in live]
-        limit = None if math.isinf(self.close_timeout) else self.close_timeout
-        done, _ = ray.wait(refs, num_returns=len(refs), timeout=limit)
-        first: VecEnvWorkerError | None = None
-        for w, ref in zip(live, refs, strict=True):
-            if ref not in done:
-                warnings.warn(
-                    f"Worker {w} ({self._held(w)}) did not close its sub-envs within "
-                    f"close_timeout={self.close_timeout:g} s: its actor was killed.",
-                    RuntimeWarning,
-                    stacklevel=4,
-                )
-                continue
-            outcome = self._get([ref])[0]
-            if isinstance(outcome, BaseException):
-                error = self._ray_error(w, outcome)
-                if self._restarter is not None:  # restarting, a death is healed, not reported
-                    continue
-            elif not outcome[0]:
-                error = VecEnvWorkerError(*outcome[1])
-            else:
-                continue
-            first = first or error
-        return first
+            return [(name, values)]
+        return super()._attr_payloads(name, values)
 
     def __del__(self) -> None:
         if self.closed or not getattr(self, "_actors", None):
             return
         self.closed = True
         with contextlib.suppress(Exception):  # e.g. at interpreter shutdown
-            self._shutdown([])
+            self._release(None)

@@ -10,23 +10,33 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sekai.spaces import Space
-from sekai.vector._shared_memory import SharedObservations
-from sekai.vector._sub_envs import PROTOCOL, SubEnvGroup, dumps, picklable
+from sekai.vector.workers.pickling import PROTOCOL, dumps, picklable
+from sekai.vector.workers.shared_memory import SharedObservations
+from sekai.vector.workers.sub_envs import SubEnvGroup
 
-__all__ = ["PROTOCOL", "dumps", "frame", "worker_main"]
+__all__ = ["frame", "unframe", "worker_main"]
 
-# Every message is an 8-byte sequence number followed by a pickle. To a worker the pickle is
-# ``(command, payload)``; the worker answers every message, in order, with the same number and
-# ``(ok, data)``: ``data`` is the command's result when ``ok``, else ``(rank, exc_type,
-# message, traceback)`` of the sub-env that failed. A worker first sends, unasked, the reply to
-# its construction (number 0): the spaces of sub-env 0 from worker 0, None from the others.
-# The parent numbers its commands in sequence and matches replies by number
-# (see ``ProcVecEnv._await``).
+# Every message is an 8-byte sequence number, a command's name (one byte of length, then ASCII;
+# empty in a reply) and a pickle (empty for a payload of None). The worker answers every
+# command, in order, with the same number and the pickle of ``(ok, data)``: ``data`` is the
+# command's result when ``ok``, else ``(rank, exc_type, message, traceback)`` of the sub-env
+# that failed. A worker first sends, unasked, the reply to its construction (number 0): the
+# spaces of sub-env 0 from worker 0, None from the others. The parent numbers its commands in
+# sequence and matches replies by number.
 
 
-def frame(seq: int, body: bytes) -> bytes:
-    """A message: ``seq`` in 8 bytes, then ``body``."""
-    return seq.to_bytes(8, "little") + body
+def frame(seq: int, body: bytes | None, command: str = "") -> bytes:
+    """A message: ``seq`` in 8 bytes, the ``command``'s name, then ``body``."""
+    name = command.encode("ascii")
+    return b"".join((seq.to_bytes(8, "little"), bytes((len(name),)), name, body or b""))
+
+
+def unframe(message: bytes) -> tuple[int, str, Any]:
+    """``(seq, command, data)`` of a ``frame``, the pickle loaded (None when empty)."""
+    end = 9 + message[8]
+    body = memoryview(message)[end:]
+    data = pickle.loads(body) if len(body) else None
+    return int.from_bytes(message[:8], "little"), message[9:end].decode("ascii"), data
 
 
 class _Worker(SubEnvGroup):
@@ -58,7 +68,7 @@ class _Worker(SubEnvGroup):
             self.places = None
             command = None
             try:
-                command, data = pickle.loads(memoryview(message)[8:])
+                _, command, data = unframe(message)
                 result = getattr(self, command)(data)
             except Exception as exc:
                 self._fail(self.seq, exc)

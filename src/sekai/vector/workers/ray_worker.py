@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from sekai.spaces.utils import concatenate
-from sekai.vector._sub_envs import Failure, SubEnvGroup, dumps, failure, picklable
 from sekai.vector.vec_env import VecEnv
+from sekai.vector.workers.pickling import dumps, picklable
+from sekai.vector.workers.sub_envs import Failure, SubEnvGroup, failure
 
 __all__ = ["ARRAY_BYTES", "Reply", "RayWorker", "plain_arrays"]
 
@@ -164,14 +165,15 @@ class RayWorker:
         )
 
     def _reset(self, data: Any) -> tuple[Any, bytes]:
-        """``_reply`` of ``(observations, infos)``; ``data`` is ``(seed, options)`` for a
-        slice, one ``(seed, options)`` per sub-env for a group."""
+        """``_reply`` of ``(observations, infos)`` of every sub-env; ``data`` is ``(seed,
+        options)`` for a slice, one ``(seed, options)`` (or None: left as it is) per sub-env
+        for a group."""
         if self.vec is not None:
             seed, options = data
             result = self.vec.reset(seed=seed, options=options)
             return self._reply([], result.observations, list(result.infos))
         assert self.group is not None
-        rows = [row for row in self.group.reset(data) if row is not None]
+        rows = self.group.reset(data)
         return self._reply(rows, self._batch([row[0] for row in rows]), [row[1] for row in rows])
 
     def _get_attr(self, name: str) -> bytes:

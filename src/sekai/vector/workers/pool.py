@@ -1,50 +1,38 @@
 """``WorkerPoolVecEnv``: split stepping over workers, shared by ``ProcVecEnv`` and
 ``RayVecEnv`` (private).
 
-The sub-envs are split into contiguous groups, one per worker. ``send`` posts one step message
-to each worker concerned and returns; ``recv`` reads replies as they come, at least
-``batch_size`` rows' worth, and returns them in sub-env order. A worker runs its messages in
-the order they were sent, so each worker has a queue of messages awaiting a reply, and only
-the head of a queue can be answered next. The head's clock starts when it becomes the head:
-past ``step_timeout`` the worker is killed. A failed worker is either kept dead (``"raise"``)
-or rebuilt (``"restart"``, see ``_restarts``). The backends provide the transport: ``_post``,
-``_wait``, ``_take``, ``_kill``, ``_rebuild`` and the commands that reach every worker at once.
+``send`` posts one step message to each worker concerned and returns; ``recv`` reads replies as
+they come, at least ``batch_size`` rows' worth, and returns them in sub-env order. A worker runs
+its messages in the order they were sent, so each worker has a queue of messages awaiting a
+reply, and only the head of a queue can be answered next. The head's clock starts when it
+becomes the head: past ``step_timeout`` the worker is killed. A failed worker is either kept
+dead (``"raise"``) or rebuilt (``"restart"``, see ``restarts``). The workers, their transport
+and every other exchange with them are ``WorkerExchange``'s.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
-import math
-import numbers
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import cloudpickle
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.error import VecEnvWorkerError
 from sekai.spaces import Dict, Space, Tuple
 from sekai.spaces.utils import iterate
-from sekai.utils.validation import check_choice, check_int
 from sekai.vector._partial import check_env_ids, join_results
-from sekai.vector._restarts import Restarts
-from sekai.vector._sub_envs import PROTOCOL
 from sekai.vector.result import VecStepResult, all_ids
-from sekai.vector.vec_env import VecEnv, in_flight_error
+from sekai.vector.vec_env import in_flight_error
+from sekai.vector.workers.exchange import WorkerExchange
+from sekai.vector.workers.options import WorkerOptions
+from sekai.vector.workers.pickling import pickled
 
-__all__ = [
-    "ROW_ITERATORS",
-    "Sent",
-    "WorkerPoolVecEnv",
-    "check_num_workers",
-    "check_seconds",
-    "pickle_factories",
-]
+__all__ = ["ROW_ITERATORS", "Sent", "WorkerPoolVecEnv"]
 
 ROW_ITERATORS = frozenset(iterate.dispatch(cls) for cls in (Space, Dict, Tuple))
 """``iterate`` implementations that split an ndarray batch along its first axis."""
@@ -62,59 +50,20 @@ class Sent:
     deadline: float | None = None
 
 
-Outcome = tuple[str, Any]
-"""What ``_take`` read: ``("wait", None)`` (nothing for this message yet), ``("ok", rows)`` (a
-``VecStepResult`` whose observations may be None, see ``_finish``), ``("error", err)``
-(a sub-env raised; the worker is alive) or ``("dead", err)`` (the worker is gone)."""
+class WorkerPoolVecEnv(WorkerExchange):
+    """A vector env whose sub-envs run in workers, stepped in part with ``send`` / ``recv``."""
 
-
-class WorkerPoolVecEnv(VecEnv[Any, Any]):
-    """A vector env whose sub-envs run in ``num_workers`` workers, in contiguous groups."""
-
-    num_workers: int
-    _groups: list[list[int]]
-    _bounds: list[tuple[int, int]]
-    _dead: dict[int, VecEnvWorkerError]
-    """Workers that are gone, and the error every later use of them raises."""
-
-    def _init_pool(
-        self,
-        num_workers: int,
-        batch_size: int | None,
-        step_timeout: float | None,
-        on_worker_failure: str,
-        max_restarts: int,
-    ) -> None:
+    def _init_workers(self, options: WorkerOptions, num_workers: int) -> None:
         """Split the sub-envs among ``num_workers`` workers; set up the step bookkeeping."""
+        super()._init_workers(options, num_workers)
         n = self.num_envs
-        if step_timeout is not None:
-            step_timeout = check_seconds(step_timeout, "step_timeout")
-        self.step_timeout: float | None = (
-            None if step_timeout is None or math.isinf(step_timeout) else step_timeout
-        )
-        check_choice(on_worker_failure, "on_worker_failure", ("raise", "restart"))
-        self.on_worker_failure = on_worker_failure
-        self.max_restarts = check_int(max_restarts, "max_restarts", low=0)
-        if on_worker_failure == "restart" and not self.autoreset:
-            raise ValueError(
-                "on_worker_failure='restart' needs autoreset=True: a rebuilt sub-env starts a "
-                "new episode at once."
-            )
-        self._restarter = Restarts(n, num_workers) if on_worker_failure == "restart" else None
-        self.num_workers = num_workers
-        split = np.array_split(np.arange(n), num_workers)
-        self._groups = [group.tolist() for group in split]
-        self._bounds = [(group[0], group[-1] + 1) for group in self._groups]
         self._worker_of = np.repeat(np.arange(num_workers), [len(g) for g in self._groups])
-        self._batch_size = (
-            n if batch_size is None else check_int(batch_size, "batch_size", low=1, high=n)
-        )
-        self._dead = {}
+        self._batch_size = n if options.batch_size is None else options.batch_size
         self._queues: list[deque[Sent]] = [deque() for _ in range(num_workers)]
         self._flying = np.zeros(n, dtype=bool)  # sent and not yet returned by recv()
         self._pending = 0  # rows of those still awaiting their reply
-        self._ready: list[VecStepResult[Any]] = []
-        self._ready_rows = 0
+        self._done: list[VecStepResult[Any]] = []
+        self._done_rows = 0
         self._errors: list[VecEnvWorkerError] = []
 
     @property
@@ -134,38 +83,18 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             return np.zeros(self.num_workers, dtype=np.int64)
         return self._restarter.counts.copy()
 
-    # -- transport ----------------------------------------------------------------------------
+    # -- what the backends add ----------------------------------------------------------------
 
     @abc.abstractmethod
-    def _post(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
-        """Send each ``(worker, positions, actions)`` step message (``positions`` in the
-        worker's group, None for all of it), all encoded before any is sent; their handles."""
-
-    @abc.abstractmethod
-    def _wait(self, workers: list[int], timeout: float | None) -> list[int]:
-        """The ``workers`` whose head message can be taken, waiting up to ``timeout`` seconds
-        (None: for ever) for at least one."""
-
-    @abc.abstractmethod
-    def _take(self, w: int, sent: Sent) -> Outcome:
-        """Read worker ``w``'s reply to ``sent``, the head of its queue."""
-
-    @abc.abstractmethod
-    def _kill(self, w: int) -> None:
-        """Stop worker ``w`` at once, whatever it is doing."""
+    def _step_result(self, sent: Sent, result: Any) -> VecStepResult[Any]:
+        """The rows of a worker's reply ``result`` to step message ``sent``; their observations
+        may be None (see ``_finish``)."""
 
     @abc.abstractmethod
     def _rebuild(self, w: int, seeds: list[int]) -> list[tuple[Any, dict[str, Any]]]:
-        """Replace worker ``w`` (already killed) by a new one built from the same factories
-        and reset its sub-envs with ``seeds``: each one's ``(observation, info)``. A failure
-        raises ``VecEnvWorkerError``."""
-
-    def _reset_seen(self, seeds: list[Any], mask: NDArray[np.bool_] | None, batch: Any) -> None:
-        """A reset gave sub-envs (those ``mask`` selects, all for None) ``seeds`` (one per
-        sub-env); ``batch`` holds every sub-env's observation now."""
-        if self._restarter is not None:
-            selected = range(self.num_envs) if mask is None else np.flatnonzero(mask).tolist()
-            self._restarter.reset(seeds, list(selected), self.observation_space, batch)
+        """Replace worker ``w`` by a new one built from the same factories and reset its
+        sub-envs with ``seeds``: each one's ``(observation, info)``. A failure raises
+        ``VecEnvWorkerError``."""
 
     def _finish(self, parts: list[VecStepResult[Any]]) -> VecStepResult[Any]:
         """``parts`` as one result in sub-env order (a backend may fill in observations)."""
@@ -234,7 +163,7 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             first, end = self._bounds[w]
             whole = hi - lo == end - first
             messages.append((w, None if whole else (ids[lo:hi] - first).tolist(), chunk))
-        handles = self._post(messages)
+        handles = self._post_steps(messages)
         start = time.monotonic()
         for w, (lo, hi), handle in zip(targets, spans, handles, strict=True):
             queue = self._queues[w]
@@ -243,6 +172,16 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
                 self._start_clock(queue[0], start)
         self._flying[ids] = True
         self._pending += count
+
+    def _post_steps(self, messages: list[tuple[int, list[int] | None, Any]]) -> list[Any]:
+        """Send each ``(worker, positions, actions)`` step message (``positions`` in the
+        worker's group, None for all of it), all pickled before any is sent; their handles."""
+        bodies = pickled(
+            [(positions, chunk) for _, positions, chunk in messages], "the step payload"
+        )
+        return [
+            self._post(w, "step", body) for (w, _, _), body in zip(messages, bodies, strict=True)
+        ]
 
     def _send_owing(self, actions: Any, ids: NDArray[np.intp]) -> None:
         """``send`` to sub-envs ``ids`` (ascending) when some are owed the truncation of a
@@ -253,8 +192,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         if rest.size:
             self.send(self._reorder(actions, rest, len(ids)), ids[rest])
         part = self._restarter.pay(ids[owed], self._batch_observations)
-        self._ready.append(part)
-        self._ready_rows += len(part.env_ids)
+        self._done.append(part)
+        self._done_rows += len(part.env_ids)
         self._flying[part.env_ids] = True
 
     def _start_clock(self, sent: Sent, now: float) -> None:
@@ -299,8 +238,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             self._abandon()
             raise
         if self._errors:
-            self._ready.clear()
-            self._ready_rows = 0
+            self._done.clear()
+            self._done_rows = 0
             self._flying[:] = False
             self._raise_errors()
         return self._deliver()
@@ -312,12 +251,13 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         while True:
             busy = [w for w, queue in enumerate(self._queues) if queue]
             if busy:
-                for w in self._wait(busy, self._until_due(busy, timeout)):
+                heads = {w: self._queues[w][0].handle for w in busy}
+                for w in self._ready(heads, self._until_due(busy, timeout)):
                     self._consume(w)
                 if self.step_timeout is not None:
                     self._expire()
             if self._pending == 0 or (
-                want is not None and (self._errors or self._ready_rows >= want)
+                want is not None and (self._errors or self._done_rows >= want)
             ):
                 return
             timeout = None
@@ -336,7 +276,7 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         for w, queue in enumerate(self._queues):
             if not queue or queue[0].deadline is None or queue[0].deadline > now:
                 continue
-            if self._wait([w], 0.0):  # the reply came in just now
+            if self._ready({w: queue[0].handle}, 0.0):  # the reply came in just now
                 self._consume(w)
                 continue
             sent = queue[0]
@@ -354,8 +294,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         """Take worker ``w``'s reply to the head of its queue, if it is in."""
         queue = self._queues[w]
         sent = queue[0]
-        kind, value = self._take(w, sent)
-        if kind == "wait":
+        kind, value = self._take(w, sent.handle)
+        if kind == "stale":
             return
         if kind == "dead" or (kind == "error" and self._restarter is not None):
             if kind == "error":
@@ -369,8 +309,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
             return
         self._pending -= len(sent.ids)
         if kind == "ok":
-            self._ready.append(value)
-            self._ready_rows += len(sent.ids)
+            self._done.append(self._step_result(sent, value))
+            self._done_rows += len(sent.ids)
         else:
             self._flying[sent.ids] = False
             self._errors.append(value)
@@ -408,8 +348,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
         if stepping.size:
             part = self._restarter.pay(stepping, self._batch_observations)
             self._pending -= len(stepping)
-            self._ready.append(part)
-            self._ready_rows += len(stepping)
+            self._done.append(part)
+            self._done_rows += len(stepping)
 
     def _lose_worker(self, w: int, error: VecEnvWorkerError) -> None:
         """Worker ``w`` is gone: every message it holds fails with ``error``."""
@@ -432,9 +372,9 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
 
     def _deliver(self) -> VecStepResult[Any]:
         """Every ready row, as one result in sub-env order; those sub-envs leave the flight."""
-        parts = self._ready
-        self._ready = []
-        self._ready_rows = 0
+        parts = self._done
+        self._done = []
+        self._done_rows = 0
         result = self._finish(parts)
         self._flying[result.env_ids] = False
         if self._restarter is not None:
@@ -450,8 +390,8 @@ class WorkerPoolVecEnv(VecEnv[Any, Any]):
                 sent.orphan = True
         self._flying[:] = False
         self._pending = 0
-        self._ready.clear()
-        self._ready_rows = 0
+        self._done.clear()
+        self._done_rows = 0
         self._errors.clear()
 
     def _check_idle(self, call: str) -> None:
@@ -481,31 +421,3 @@ def _gave_up(
     gave_up = VecEnvWorkerError(error.rank, error.exc_type, text, error.remote_traceback)
     gave_up.__cause__ = error
     return gave_up
-
-
-def pickle_factories(fns: list[Callable[[], Any]]) -> bytes:
-    """Cloudpickle a worker's env factories; any pickling failure is a ``TypeError``."""
-    try:
-        return cloudpickle.dumps(fns, PROTOCOL)
-    except TypeError:
-        raise
-    except Exception as exc:  # PicklingError, or whatever a __reduce__ raised
-        raise TypeError(f"Cannot pickle the env factories for the workers: {exc}") from exc
-
-
-def check_num_workers(num_workers: Any) -> int | None:
-    """``num_workers`` checked: None or a positive int (``check_int``: ``2.0`` counts as 2)."""
-    return None if num_workers is None else check_int(num_workers, "num_workers", low=1)
-
-
-def check_seconds(value: Any, name: str) -> float:
-    """``value`` of argument ``name`` checked: a positive number of seconds (``inf``: no
-    limit)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"{name} must be a positive number of seconds, got {value!r} ({type(value).__name__})."
-        )
-    seconds = float(value)
-    if math.isnan(seconds) or seconds <= 0:
-        raise ValueError(f"{name} must be a positive number of seconds, got {seconds}.")
-    return seconds

@@ -13,8 +13,6 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import cloudpickle
-
 from sekai.core.result import StepResult, merge_autoreset
 from sekai.vector.vec_env import (
     build_envs,
@@ -25,30 +23,11 @@ from sekai.vector.vec_env import (
     needs_autoreset,
 )
 
-__all__ = ["PROTOCOL", "Failure", "SubEnvGroup", "describe", "dumps", "failure", "picklable"]
-
-PROTOCOL = pickle.HIGHEST_PROTOCOL
+__all__ = ["Failure", "SubEnvGroup", "describe", "failure"]
 
 Failure = tuple[int, str, str, str]
 """What a worker reports of an exception: ``(rank, exc_type, message, traceback)``, the
 arguments of ``VecEnvWorkerError``."""
-
-
-def dumps(obj: Any) -> bytes:
-    """Pickle ``obj``, falling back on cloudpickle for lambdas and local classes."""
-    try:
-        return pickle.dumps(obj, PROTOCOL)
-    except Exception:
-        return cloudpickle.dumps(obj, PROTOCOL)
-
-
-def picklable(obj: Any) -> bool:
-    """Whether ``dumps`` can pickle ``obj``."""
-    try:
-        dumps(obj)
-    except Exception:
-        return False
-    return True
 
 
 def describe(exc: BaseException) -> str:
@@ -77,6 +56,7 @@ class SubEnvGroup:
         self.autoreset = autoreset
         self.envs: list[Any] = []
         self.frozen: list[StepResult[Any] | None] = []
+        self.observed: list[Any] = []  # each sub-env's last observation, as it returned it
         self.current = 0  # position in the group of the sub-env being handled
         self.places: list[int] | None = None  # positions of the rows of a step's reply
 
@@ -87,6 +67,7 @@ class SubEnvGroup:
         self.current = -1
         self.envs = build_envs(builders, self.first)
         self.frozen = [None] * len(self.envs)
+        self.observed = [None] * len(self.envs)
 
     def _build_one(self, fn: Callable[[], Any]) -> Any:
         self.current += 1
@@ -150,22 +131,23 @@ class SubEnvGroup:
                     result = merge_autoreset(result, env.reset())
                 else:
                     self.frozen[j] = result
+        self.observed[j] = result.observation
         return self.row(
             j, result.observation, result.reward, result.terminated, result.truncated, result.info
         )
 
-    def reset(self, requests: list[tuple[Any, Any] | None]) -> list[tuple[Any, ...] | None]:
+    def reset(self, requests: list[tuple[Any, Any] | None]) -> list[tuple[Any, ...]]:
         """Reset and unfreeze each sub-env with its ``(seed, options)``; None leaves it as it is.
-        One row each, ``(obs, info)``, or None for a sub-env left as it is."""
+        One row each, ``(obs, info)``: a sub-env left as it is gives its last observation and
+        ``{}``."""
         return self._each(self._reset_one, requests)
 
-    def _reset_one(
-        self, j: int, env: Any, request: tuple[Any, Any] | None
-    ) -> tuple[Any, ...] | None:
+    def _reset_one(self, j: int, env: Any, request: tuple[Any, Any] | None) -> tuple[Any, ...]:
         if request is None:
-            return None
+            return self.row(j, self.observed[j], {})
         self.frozen[j] = None
         result = env.reset(seed=request[0], options=request[1])
+        self.observed[j] = result.observation
         return self.row(j, result.observation, result.info)
 
     def get_attr(self, name: str) -> list[Any]:
