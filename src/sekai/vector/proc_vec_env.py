@@ -86,12 +86,7 @@ class ProcVecEnv(WorkerPoolVecEnv):
         if not fns:
             raise ValueError("ProcVecEnv needs at least one env factory in env_fns.")
         options = WorkerOptions(
-            num_workers=num_workers,
-            batch_size=batch_size,
-            step_timeout=step_timeout,
-            on_worker_failure=on_worker_failure,
-            max_restarts=max_restarts,
-            close_timeout=close_timeout,
+            num_workers, batch_size, step_timeout, on_worker_failure, max_restarts, close_timeout
         )
         n = self.num_envs = len(fns)
         self.autoreset = bool(autoreset)
