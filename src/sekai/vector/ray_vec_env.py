@@ -63,7 +63,8 @@ class RayVecEnv(WorkerPoolVecEnv):
     machine. ``start_timeout``: seconds to wait for the actors to be placed and build their
     sub-envs; ``close_timeout``: for them to close their sub-envs before they are killed.
     ``batch_size``, ``step_timeout``, ``on_worker_failure`` and ``max_restarts`` work as in
-    ``ProcVecEnv``: split stepping, step timeouts, and actors rebuilt after a failure.
+    ``ProcVecEnv``: split stepping, step timeouts, and actors rebuilt after a failure; so does
+    a ``reset_mask`` in the options of ``reset``.
     """
 
     native_slices: bool = False
