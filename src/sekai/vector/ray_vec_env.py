@@ -177,7 +177,7 @@ class RayVecEnv(WorkerPoolVecEnv):
         try:
             self._actor_class = ray.remote(RayWorker).options(**actor_options)
             self._payloads = payloads(self._groups)
-            starts = self._started_workers()
+            starts = self._describe_workers()
         except BaseException:
             self.closed = True
             self._shutdown()
@@ -188,8 +188,8 @@ class RayVecEnv(WorkerPoolVecEnv):
             for (_, _, node, pid), group in zip(starts, self._groups, strict=True)
         ]
 
-    def _started_workers(self) -> list[Any]:
-        """Every worker's ``start`` result, waiting ``start_timeout`` for them all."""
+    def _describe_workers(self) -> list[Any]:
+        """Every worker's description (its first reply), waiting ``start_timeout`` for them all."""
         outcomes, late = self._start_all(self._start_limit())
         if late:
             raise TimeoutError(
@@ -212,7 +212,7 @@ class RayVecEnv(WorkerPoolVecEnv):
     # -- transport ----------------------------------------------------------------------------
 
     def _start(self, w: int) -> Any:
-        """A new actor for worker ``w``, building its sub-envs; the handle of its ``start``."""
+        """A new actor for worker ``w``, building its sub-envs; the handle of its ``describe``."""
         group = self._groups[w]
         args = (self._payloads[w], group[0], len(group), self.autoreset, self.native_slices)
         actor = self._actor_class.remote(*args)
@@ -220,7 +220,7 @@ class RayVecEnv(WorkerPoolVecEnv):
             self._actors[w] = actor
         else:
             self._actors.append(actor)
-        return actor.run.remote("start", None)
+        return actor.run.remote("describe", None)
 
     def _post(self, w: int, command: str, body: bytes | None) -> Any:
         """Call worker ``w``'s actor; the handle is the call's object ref."""

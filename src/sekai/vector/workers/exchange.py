@@ -111,7 +111,7 @@ class WorkerExchange(VecEnv[Any, Any]):
         group = self._groups[w]
         return f"sub-env {group[0]}" if len(group) == 1 else f"sub-envs {group[0]}-{group[-1]}"
 
-    def _reply(self, w: int, handle: Any, deadline: float | None = None) -> Outcome | None:
+    def _receive(self, w: int, handle: Any, deadline: float | None = None) -> Outcome | None:
         """Worker ``w``'s reply to ``handle``, older ones dropped; None once ``deadline``
         (a ``time.monotonic()`` time; None: none) has passed without it."""
         while True:
@@ -127,7 +127,7 @@ class WorkerExchange(VecEnv[Any, Any]):
         """Each worker's reply to its handle, in worker order, all waited for."""
         outcomes = []
         for w, handle in handles.items():
-            outcome = self._reply(w, handle)
+            outcome = self._receive(w, handle)
             assert outcome is not None  # no deadline
             outcomes.append(outcome)
         return outcomes
@@ -158,7 +158,7 @@ class WorkerExchange(VecEnv[Any, Any]):
                 self._launched = w + 1
             deadline = None if limit is None else time.monotonic() + limit
             for w, handle in handles.items():
-                outcome = self._reply(w, handle, deadline)
+                outcome = self._receive(w, handle, deadline)
                 if outcome is not None:
                     answered[w] = outcome
         finally:
@@ -198,7 +198,7 @@ class WorkerExchange(VecEnv[Any, Any]):
         """Worker ``w``'s result of ``command`` (reply ``handle``) within ``limit`` seconds
         (None: no limit); ``VecEnvWorkerError`` when it fails, dies or is late."""
         deadline = None if limit is None else time.monotonic() + limit
-        outcome = self._reply(w, handle, deadline)
+        outcome = self._receive(w, handle, deadline)
         if outcome is None:
             text = f"the rebuilt worker did not answer {command} within {limit:g} s"
             raise VecEnvWorkerError(self._groups[w][0], "TimeoutError", text, "")
@@ -310,10 +310,10 @@ class WorkerExchange(VecEnv[Any, Any]):
         first: VecEnvWorkerError | None = None
         for w, handle in handles.items():
             closing = None  # the sub-env the worker said it was closing
-            outcome = self._reply(w, handle, deadline)
+            outcome = self._receive(w, handle, deadline)
             while outcome is not None and outcome[0] == "closing":
                 closing = outcome[1]
-                outcome = self._reply(w, handle, deadline)
+                outcome = self._receive(w, handle, deadline)
             if outcome is None:
                 self._warn_unclosed(w, closing)
             elif outcome[0] == "error" or (outcome[0] == "dead" and self._restarter is None):

@@ -53,7 +53,7 @@ class RayWorker:
     With ``native`` the payload is ``make_slice``, called as ``make_slice(num_envs=count,
     autoreset=autoreset)`` to build one native vector env of them all; otherwise it is the
     list of the sub-envs' factories, run as a ``SubEnvGroup``. A failure to build is kept and
-    reported by the first command, ``start``.
+    reported by the first command, ``describe``.
     """
 
     def __init__(
@@ -130,7 +130,7 @@ class RayWorker:
 
     # -- commands ---------------------------------------------------------------------------
 
-    def _start(self, data: None) -> tuple[Any, Any, str, int]:
+    def _describe(self, data: None) -> tuple[Any, Any, str, int]:
         """``(observation_space, action_space, node id, process id)``."""
         import ray
 
