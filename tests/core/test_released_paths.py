@@ -312,6 +312,11 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
     ),
     ("sekai.vector.vec_env", "sekai.core.result", ["merge_autoreset"]),
     ("sekai.rendering.dashboard", "sekai.rendering.plot", ["shade_steps"]),
+    (
+        "sekai.compat.sb3",
+        "sekai.compat.gymnasium_vector",
+        words("GymnasiumVectorToSekai from_gymnasium_vector vector_infos_to_list"),
+    ),
     ("sekai.rendering.dashboard", "sekai.rendering.ticks", ["tick_count"]),
     (
         "sekai.envs.finance._common",

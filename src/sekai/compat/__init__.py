@@ -53,11 +53,11 @@ _CLASS_PACKAGE = {
     "SekaiToGymnasiumVector": "gymnasium_vector",
     "SekaiToPettingZoo": "pettingzoo",
     "PettingZooToSekai": "pettingzoo",
+    "from_gymnasium_vector": "gymnasium_vector",
+    "GymnasiumVectorToSekai": "gymnasium_vector",
     # sekai.compat.sb3 needs gymnasium; it imports stable-baselines3 itself, in to_sb3().
     "to_sb3": "sb3",
-    "from_gymnasium_vector": "sb3",
     "SekaiToSB3VecEnv": "sb3",
-    "GymnasiumVectorToSekai": "sb3",
 }
 _BRIDGE_DEPENDENCY = {"sb3": "gymnasium", "gymnasium_vector": "gymnasium"}
 
