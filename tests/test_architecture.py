@@ -15,9 +15,11 @@ The layers, top first. A module may import from its own layer and from the layer
     envs        sekai.envs: the built-in environments
     testing     sekai.testing: the env and vector-backend checkers for env authors; it builds
                 envs through the registry, so it stands above it
+    compat      sekai.compat: the gymnasium, PettingZoo and Stable-Baselines3 bridges; it
+                registers sekai's ids with gymnasium through the registry, so it stands above it
     registry    sekai.registry
     finance     sekai.finance
-    shared      sekai.vector, sekai.wrappers, sekai.rendering, sekai.compat
+    shared      sekai.vector, sekai.wrappers, sekai.rendering
     stats       sekai.stats
     core        sekai.core
     spaces      sekai.spaces
@@ -25,10 +27,9 @@ The layers, top first. A module may import from its own layer and from the layer
                 pickling); its old paths of names now kept higher load them by name
     ground      sekai.error, sekai._types, sekai._version
 
-The four packages of the shared layer are siblings: one may import another only along an edge
-of ``SHARED_EDGES``, the ones the code relies on (the Stable-Baselines3 bridge of ``compat``
-wraps vector envs; the vector normalisation wrappers share the single-env normaliser), and,
-like any imports, never so that they form a circle.
+The three packages of the shared layer are siblings: one may import another only along an edge
+of ``SHARED_EDGES``, the ones the code relies on (the vector normalisation wrappers share the
+single-env normaliser), and, like any imports, never so that they form a circle.
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("root", frozenset({"", "sekai"})),
     ("envs", frozenset({"envs"})),
     ("testing", frozenset({"testing"})),
+    ("compat", frozenset({"compat"})),
     ("registry", frozenset({"registry"})),
     ("finance", frozenset({"finance"})),
-    ("shared", frozenset({"vector", "wrappers", "rendering", "compat"})),
+    ("shared", frozenset({"vector", "wrappers", "rendering"})),
     ("stats", frozenset({"stats"})),
     ("core", frozenset({"core"})),
     ("spaces", frozenset({"spaces"})),
@@ -60,7 +62,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 SHARED = dict(LAYERS)["shared"]
 # Imports between siblings of the shared layer: (importer, imported).
-SHARED_EDGES = frozenset({("compat", "vector"), ("vector", "wrappers")})
+SHARED_EDGES = frozenset({("vector", "wrappers")})
 
 
 @dataclasses.dataclass(frozen=True)

@@ -313,6 +313,14 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
     ("sekai.vector.vec_env", "sekai.core.result", ["merge_autoreset"]),
     ("sekai.rendering.dashboard", "sekai.rendering.plot", ["shade_steps"]),
     (
+        "sekai.registry.gymnasium_registration",
+        "sekai.compat.gymnasium_registration",
+        words(
+            """gymnasium_id make_gymnasium_env make_gymnasium_vector_env register_gymnasium
+            register_when_gymnasium_loads"""
+        ),
+    ),
+    (
         "sekai.compat.sb3",
         "sekai.compat.gymnasium_vector",
         words("GymnasiumVectorToSekai from_gymnasium_vector vector_infos_to_list"),
@@ -439,7 +447,8 @@ FORMER_ALL: dict[str, list[str]] = {
 # -- every public module path in the history of the source ------------------------------------
 
 HISTORY_MODULES = words("""
-sekai sekai.cli sekai.compat sekai.compat.gymnasium sekai.compat.gymnasium_vector
+sekai sekai.cli sekai.compat sekai.compat.gymnasium sekai.compat.gymnasium_registration
+sekai.compat.gymnasium_vector
 sekai.compat.pettingzoo sekai.compat.sb3 sekai.core sekai.core.closing sekai.core.env
 sekai.core.multi_agent sekai.core.options sekai.core.result sekai.core.rng sekai.core.spec
 sekai.core.wrapper sekai.envs sekai.envs.classic_control sekai.envs.classic_control.acrobot

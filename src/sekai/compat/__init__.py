@@ -108,9 +108,9 @@ def register_gymnasium() -> list[str]:
 
     ``import sekai`` does this by itself once gymnasium is imported.
     """
-    registration = importlib.import_module("sekai.registry.gymnasium_registration")
-    ids: list[str] = registration.register_gymnasium()
-    return ids
+    from sekai.compat.gymnasium_registration import register_gymnasium as register
+
+    return register()
 
 
 def to_pettingzoo(env: MultiAgentEnv[Any, Any, Any]) -> SekaiToPettingZoo:
