@@ -122,6 +122,9 @@ class CostContext:
         }
 
 
+_NO_CONTEXT = CostContext()
+
+
 def _price_by_call(self: CostModel, trades: Any, context: CostContext) -> Any:
     """``price`` of a model that defines ``__call__(trades, **context)`` instead."""
     return self(trades, **context.given())
@@ -153,6 +156,8 @@ class CostModel(ABC):
         spread: Any = None,
     ) -> Any:
         """The cost of ``trades`` in the context given by keyword (see ``CostContext``)."""
+        if equity is None and volatility is None and volume is None and spread is None:
+            return self.price(trades, _NO_CONTEXT)  # the common call: no context to build
         return self.price(trades, CostContext(equity, volatility, volume, spread))
 
     @abstractmethod
