@@ -332,6 +332,7 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
         words("EPISODE_ENDED action_floats check_float check_int episode_ended"),
     ),
     ("sekai.envs.finance.market", "sekai.envs.finance.windowed.env", ["validate_prices"]),
+    ("sekai.envs.finance.windowed.env", "sekai.envs.finance.windowed.config", ["cost_model_of"]),
     (
         "sekai.envs.finance.market",
         "sekai.finance.simulators",
