@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 
-from sekai.finance.lob._array_book import best, cancel, limit, market
-from sekai.finance.lob._array_state import (
+from sekai.finance.lob.compiled.book_rules import best, cancel, limit, market
+from sekai.finance.lob.compiled.book_state import (
     BACKGROUND,
     BACKGROUND_LIST,
     M_LAST_PRICE,
