@@ -2,9 +2,10 @@
 
 ``_CompiledCore`` runs zero-intelligence flow or a ``HistoricalFlow``'s replay (the days are
 prepared by ``HistoricalFlow`` itself, then replayed from a ``Tape``). Its book is
-``_array_state``'s and its traders' accounts are rows of an array that ``kernels`` change;
-after each call the env's ``_Trader`` records are brought up to date, and ``book`` is a
-``CompiledBook`` showing the compiled book as an ``OrderBook``. Imported only with numba.
+``sekai.finance.lob.compiled``'s and its traders' accounts are rows of an array that
+``kernels`` change; after each call the env's ``_Trader`` records are brought up to date,
+and ``book`` is a ``CompiledBook`` showing the compiled book as an ``OrderBook``. Imported
+only with numba.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The background flow is ``ZeroIntelligenceFlow`` or, given ``data``, a ``HistoricalFlow``
 replaying LOBSTER messages from a start time the episode sampler picks (see
-``sekai.finance.lob.lobster_flow`` for the replay's assumptions). With ``latency > 0`` a
+``sekai.finance.lob.lobster.flow`` for the replay's assumptions). With ``latency > 0`` a
 decision is priced on the book the agent observed and reaches the book ``latency`` later.
 """
 

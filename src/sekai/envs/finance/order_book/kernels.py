@@ -1,4 +1,4 @@
-"""The traders' side of the LOB environments as numba kernels, on ``_array_book``'s book.
+"""The traders' side of the LOB environments as numba kernels, on the compiled book.
 
 The same decisions, accounting and views as ``core._LOBCore`` with zero-intelligence flow:
 a *desk* holds the book, one row per trader in ``traders`` (inventory, cash, bid id, ask id,

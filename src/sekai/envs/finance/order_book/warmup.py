@@ -5,8 +5,8 @@ once, on a small book of its own: the book's changes and queries (``CompiledBook
 simulated flow, the replay, the steps of one trader or the decisions of several, with and
 without latency, the views, and a copy by pickling. numba compiles them then, or loads them
 from its disk cache, instead of during the first episode. While numba compiles, a progress
-bar shows on a terminal, else one notice is logged (``_compiling``). Imported only with
-numba.
+bar shows on a terminal, else one notice is logged (``sekai.finance.lob.compiled.compiling``).
+Imported only with numba.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``CompiledBook``: the ``OrderBook`` interface over a compiled (numba) array book.
 
-The LOB environments on ``engine="numba"`` keep their book in ``_array_state``'s arrays and
+The LOB environments on ``engine="numba"`` keep their book in ``book_state``'s arrays and
 show it as a ``CompiledBook``: queries answer for the compiled book as it is now, and
 ``limit``, ``market``, ``place``, ``cancel``, ``reduce``, ``clear`` and setting ``time`` or
 ``last_price`` change it, with ``OrderBook``'s rules and checks. Imported only with numba.

@@ -1,6 +1,6 @@
-"""``OrderBook``'s rules on a compiled book state (``_array_state``), with numba.
+"""``OrderBook``'s rules on a compiled book state (``book_state``), with numba.
 
-The same order ids, fills and price-time priority as ``OrderBook`` (``book.py``), which stays
+The same order ids, fills and price-time priority as ``OrderBook`` (``lob/book.py``), which stays
 the pure-Python reference. Imported only with numba.
 """
 

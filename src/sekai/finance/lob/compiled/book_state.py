@@ -1,7 +1,7 @@
 """The state of a compiled (numba) order book: NumPy arrays in one numba structref.
 
-``_array_book`` changes it with ``OrderBook``'s rules, ``_array_flow`` runs
-``ZeroIntelligenceFlow`` on it and ``_array_replay`` replays LOBSTER days into it; the state
+``book_rules`` changes it with ``OrderBook``'s rules, ``zi_flow`` runs
+``ZeroIntelligenceFlow`` on it and ``lobster_flow`` replays LOBSTER days into it; the state
 also holds the ``np.random.Generator`` the flow draws from. Imported only with numba.
 
 Layout. Orders live in slots of ``orders`` (``O_ID`` .. ``O_LEVEL`` columns) with their times

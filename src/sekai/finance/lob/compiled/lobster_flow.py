@@ -1,10 +1,10 @@
 """``HistoricalFlow``'s replay on a compiled book state, with numba, with its results.
 
-A *tape* holds one prepared day (``lobster_flow._Day``: the messages, the replay's
+A *tape* holds one prepared day (``lobster.flow._Day``: the messages, the replay's
 operations per message and the replay ids that executions name) and, per episode, the book
 id of each replay id and the cursor. ``seek`` lays a checkpoint and the operations after it;
 ``advance`` applies the messages up to a given one, trading with the agents' orders by the
-rules in ``lobster_flow``'s docstring. Imported only with numba.
+rules in ``lobster.flow``'s docstring. Imported only with numba.
 """
 
 from __future__ import annotations

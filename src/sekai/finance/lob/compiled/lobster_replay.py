@@ -1,8 +1,8 @@
-"""``lobster_replay``'s reconstruction on a compiled array book (``_array_book``), with numba.
+"""``lobster.replay``'s reconstruction on a compiled array book (``book_rules``), with numba.
 
-The same rules as ``lobster_replay._Replay`` (anonymous resting volume, the per-side
+The same rules as ``lobster.replay._Replay`` (anonymous resting volume, the per-side
 frontier, volume revealed from the file's rows, halts and the checks), run on the arrays of
-``_array_state``. It only detects that a message or a row is wrong, and where: the callers
+``book_state``. It only detects that a message or a row is wrong, and where: the callers
 then replay with ``_Replay``, which raises the error it names. Two uses: ``depth_rows``
 (each row replayed and compared with the file) and ``prepare`` (``HistoricalFlow``'s day:
 every book operation, the executed ids and the checkpoints, as ``_Recorder`` keeps them).

@@ -1,4 +1,4 @@
-"""``ZeroIntelligenceFlow`` on ``_array_book``'s compiled book, drawing as ``book.py`` does.
+"""``ZeroIntelligenceFlow`` on ``book_rules``' compiled book, drawing as ``lob/zi_flow.py`` does.
 
 The same events, in the same order, from the same ``np.random.Generator`` draws as
 ``ZeroIntelligenceFlow.initialise`` and ``advance``; the flow's parameters are the book

@@ -1,6 +1,6 @@
 """Historical LOBSTER messages as the background flow of an order book that agents trade in.
 
-Each day is first replayed once, alone, by the rules of ``lobster_replay`` (anonymous volume
+Each day is first replayed once, alone, by the rules of ``lobster.replay`` (anonymous volume
 for orders resting before the file starts or rising into view), and every change that replay
 makes to its book is kept as an operation: place, reduce to a quantity, cancel. An episode
 lays the book as it stood at its start time and then applies the operations message by
@@ -97,7 +97,7 @@ class _Day:
 def _prepare(data: LobsterData, every: int) -> _Day:
     """Replay ``data`` alone, keeping its operations and a checkpoint every ``every`` messages.
 
-    Compiled (``_array_lobster``) when numba is installed, with the same results; in Python
+    Compiled (``compiled.lobster_replay``) when numba is installed, with the same results; in Python
     otherwise, or to raise the error of a day that does not replay.
     """
     assert data.book is not None

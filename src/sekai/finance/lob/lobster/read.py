@@ -1,10 +1,11 @@
 """``read_lobster``: a LOBSTER message file (and order-book file) into ``LobsterData``.
 
 The ``"numba"`` engine parses and checks both files in one compiled pass per file
-(``_array_read``); a file it refuses is read again as below, which names the first bad cell.
-Otherwise cells are parsed by ``numpy.loadtxt`` or ``pyarrow.csv`` (the same arrays) after a
-check that the file holds nothing but digits, ``-``, ``.`` (times only), commas and newlines;
-a file either parser refuses is scanned line by line to name the first bad cell. Times are
+(``compiled.lobster_read``); a file it refuses is read again as below, which names the first
+bad cell. Otherwise cells are parsed by ``numpy.loadtxt`` or ``pyarrow.csv`` (the same
+arrays) after a check that the file holds nothing but digits, ``-``, ``.`` (times only),
+commas and newlines; a file either parser refuses is scanned line by line to name the first
+bad cell. Times are
 parsed from their digits, exactly, into int64 nanoseconds after midnight.
 """
 

@@ -16,7 +16,7 @@ an execution (type 4 or 5) in between is an error. New orders rest without match
 (``OrderBook.place``): LOBSTER reports every trade as an execution message of its own.
 
 Engines. ``depth_rows`` takes ``engine="auto" | "numba" | "python"`` (``"auto"`` picks numba
-when it is installed): numba runs these rules compiled on array books (``_array_lobster``),
+when it is installed): numba runs these rules compiled on array books (``compiled.lobster_replay``),
 several times faster, and returns the identical array; when a message or a row is wrong it
 replays in Python, which raises the error. ``replay``, which hands out an ``OrderBook`` per
 message, runs in Python.
