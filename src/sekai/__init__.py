@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from sekai import compat, envs, error, finance, rendering, spaces, stats, utils, vector, wrappers
 from sekai._version import __version__
+from sekai.compat import gymnasium_registration as _gymnasium_registration
 from sekai.core import (
     ActionWrapper,
     Env,
@@ -42,7 +43,6 @@ from sekai.registry import (
     register,
     register_namespace,
 )
-from sekai.registry import gymnasium_registration as _gymnasium_registration
 from sekai.registry import renderer_for as renderer_for
 from sekai.registry.registry import spec  # the function, not the module sekai.registry.spec
 from sekai.spaces import (

@@ -312,6 +312,19 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
     ),
     ("sekai.vector.vec_env", "sekai.core.result", ["merge_autoreset"]),
     ("sekai.rendering.dashboard", "sekai.rendering.plot", ["shade_steps"]),
+    (
+        "sekai.registry.gymnasium_registration",
+        "sekai.compat.gymnasium_registration",
+        words(
+            """gymnasium_id make_gymnasium_env make_gymnasium_vector_env register_gymnasium
+            register_when_gymnasium_loads"""
+        ),
+    ),
+    (
+        "sekai.compat.sb3",
+        "sekai.compat.gymnasium_vector",
+        words("GymnasiumVectorToSekai from_gymnasium_vector vector_infos_to_list"),
+    ),
     ("sekai.rendering.dashboard", "sekai.rendering.ticks", ["tick_count"]),
     (
         "sekai.envs.finance._common",
@@ -319,6 +332,7 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
         words("EPISODE_ENDED action_floats check_float check_int episode_ended"),
     ),
     ("sekai.envs.finance.market", "sekai.envs.finance.windowed.env", ["validate_prices"]),
+    ("sekai.envs.finance.windowed.env", "sekai.envs.finance.windowed.config", ["cost_model_of"]),
     (
         "sekai.envs.finance.market",
         "sekai.finance.simulators",
@@ -364,6 +378,24 @@ KEPT_PATHS: list[tuple[str, str, list[str]]] = [
         "sekai.envs.finance.rendering",
         "sekai.envs.finance.order_book.viewer",
         words("LimitOrderBookRenderer LimitOrderBookMarketRenderer"),
+    ),
+    ("sekai.finance.lob.compiled_book", "sekai.finance.lob.compiled.book", ["CompiledBook"]),
+    ("sekai.finance.lob.lobster_flow", "sekai.finance.lob.lobster.flow", ["HistoricalFlow"]),
+    ("sekai.finance.lob.lobster_read", "sekai.finance.lob.lobster.read", ["read_lobster"]),
+    (
+        "sekai.finance.lob.lobster_replay",
+        "sekai.finance.lob.lobster.replay",
+        words("ANONYMOUS EMPTY_ASK EMPTY_BID LobsterEvent depth_rows replay"),
+    ),
+    (
+        "sekai.finance.lob.lobster_simulate",
+        "sekai.finance.lob.lobster.simulate",
+        words("simulate_lobster write_lobster"),
+    ),
+    (
+        "sekai.finance.lob.lobster",
+        "sekai.finance.lob.lobster.data",
+        words("LobsterData lobster_file_name"),
     ),
 ]
 
@@ -417,6 +449,7 @@ FORMER_ALL: dict[str, list[str]] = {
         """BACKGROUND MAX_EXPECTED_EVENTS Fill Order OrderBook Side
         ZeroIntelligenceFlow"""
     ),
+    "sekai.finance.lob.lobster": words("LobsterData lobster_file_name"),
     "sekai.finance.metrics": words(
         """PerformanceSummary PnLSummary RecordPerformance
         annualized_return annualized_volatility calmar_ratio conditional_value_at_risk
@@ -434,7 +467,8 @@ FORMER_ALL: dict[str, list[str]] = {
 # -- every public module path in the history of the source ------------------------------------
 
 HISTORY_MODULES = words("""
-sekai sekai.cli sekai.compat sekai.compat.gymnasium sekai.compat.gymnasium_vector
+sekai sekai.cli sekai.compat sekai.compat.gymnasium sekai.compat.gymnasium_registration
+sekai.compat.gymnasium_vector
 sekai.compat.pettingzoo sekai.compat.sb3 sekai.core sekai.core.closing sekai.core.env
 sekai.core.multi_agent sekai.core.options sekai.core.result sekai.core.rng sekai.core.spec
 sekai.core.wrapper sekai.envs sekai.envs.classic_control sekai.envs.classic_control.acrobot
@@ -453,7 +487,8 @@ sekai.envs.finance.market_making.env sekai.envs.finance.market_making.vector
 sekai.envs.finance.market_making.viewer sekai.envs.finance.optimal_execution
 sekai.envs.finance.optimal_execution.env sekai.envs.finance.optimal_execution.vector
 sekai.envs.finance.optimal_execution.viewer sekai.envs.finance.order_book
-sekai.envs.finance.order_book.compiled sekai.envs.finance.order_book.core
+sekai.envs.finance.order_book.compiled sekai.envs.finance.order_book.config
+sekai.envs.finance.order_book.core
 sekai.envs.finance.order_book.env sekai.envs.finance.order_book.kernels
 sekai.envs.finance.order_book.viewer sekai.envs.finance.portfolio sekai.envs.finance.portfolio.env
 sekai.envs.finance.portfolio.vector sekai.envs.finance.portfolio.viewer
@@ -468,7 +503,13 @@ sekai.finance.evaluation sekai.finance.evaluation.backtest sekai.finance.evaluat
 sekai.finance.evaluation.reports sekai.finance.evaluation.walk_forward sekai.finance.features
 sekai.finance.lob sekai.finance.lob.book sekai.finance.lob.compiled_book sekai.finance.lob.engine
 sekai.finance.lob.lobster sekai.finance.lob.lobster_flow sekai.finance.lob.lobster_read
-sekai.finance.lob.lobster_replay sekai.finance.lob.lobster_simulate sekai.finance.metrics
+sekai.finance.lob.lobster_replay sekai.finance.lob.lobster_simulate sekai.finance.lob.zi_flow
+sekai.finance.lob.compiled sekai.finance.lob.compiled.book sekai.finance.lob.compiled.book_rules
+sekai.finance.lob.compiled.book_state sekai.finance.lob.compiled.compiling
+sekai.finance.lob.compiled.lobster_flow sekai.finance.lob.compiled.lobster_read
+sekai.finance.lob.compiled.lobster_replay sekai.finance.lob.compiled.zi_flow
+sekai.finance.lob.lobster.data sekai.finance.lob.lobster.flow sekai.finance.lob.lobster.read
+sekai.finance.lob.lobster.replay sekai.finance.lob.lobster.simulate sekai.finance.metrics
 sekai.finance.metrics.recorder sekai.finance.metrics.series sekai.finance.metrics.summary
 sekai.finance.rendering sekai.finance.rewards sekai.finance.sampling sekai.finance.simulators
 sekai.finance.simulators.base sekai.finance.simulators.bootstrap

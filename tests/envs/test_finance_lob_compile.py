@@ -25,8 +25,8 @@ pytest.importorskip("numba")
 
 from numba import njit
 
-from sekai.finance.lob import _compiling
-from sekai.finance.lob._compiling import LOGGER, reporting
+from sekai.finance.lob.compiled import compiling
+from sekai.finance.lob.compiled.compiling import LOGGER, reporting
 
 ENGINE_NOTICE = (
     "sekai: numba is compiling the order-book engine (about a minute, once: numba caches it "
@@ -63,9 +63,9 @@ class Count(event.Listener):
 
 def misses():
     from sekai.envs.finance.order_book import kernels
-    from sekai.finance.lob import _array_book, _array_flow, _array_replay, _array_state
+    from sekai.finance.lob.compiled import book_rules, book_state, lobster_flow, zi_flow
 
-    modules = (kernels, _array_book, _array_flow, _array_replay, _array_state)
+    modules = (kernels, book_rules, zi_flow, lobster_flow, book_state)
     return sum(
         sum(value.stats.cache_misses.values())
         for module in modules
@@ -264,7 +264,7 @@ def test_one_process_of_an_installation_compiles_at_a_time() -> None:
         with reporting("a test function", 1):
             done.set()
 
-    with _compiling._one_process_at_a_time():
+    with compiling._one_process_at_a_time():
         thread = threading.Thread(target=compile_something)
         thread.start()
         thread.join(0.5)

@@ -29,9 +29,8 @@ from sekai.finance.lob import engine as engines
 pytest.importorskip("numba")
 
 from sekai.envs.finance.order_book.compiled import _CompiledCore
-from sekai.finance.lob import _array_state as states
-from sekai.finance.lob._array_flow import flow_advance, flow_initialise
-from sekai.finance.lob.compiled_book import CompiledBook
+from sekai.finance.lob.compiled import CompiledBook, flow_advance, flow_initialise
+from sekai.finance.lob.compiled import book_state as states
 
 FLOWS = [
     ZeroIntelligenceFlow(),

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sekai.finance import MarketData
+from sekai.finance.data import FileOptions, ReadOptions
 
 pd = pytest.importorskip("pandas")
 
@@ -72,6 +73,25 @@ def test_long_csv_last_row_wins_and_vendor_headers(tmp_path):
         path, time="TradeDate", asset="Sym", fields=["Px_Last"], price_field="Px_Last"
     )
     assert list(only.fields) == ["Px_Last"]
+
+
+def test_file_options_read_like_their_keywords(tmp_path):
+    frame = long_frame().rename(columns={"Date": "TradeDate", "Symbol": "Sym", "Close": "Px_Last"})
+    path = tmp_path / "vendor.csv"
+    frame.to_csv(path, index=False)
+    vendor = FileOptions(columns={"Px_Last": "close"}, time="TradeDate", asset="Sym")
+    assert vendor.columns == {"Px_Last": "close"} and vendor.dates == ReadOptions()
+    check_long(MarketData.read_csv(path, options=vendor))
+    only = MarketData.read_csv(path, options=vendor, fields="close")
+    assert list(only.fields) == ["close"] and vendor.fields is None
+    with pytest.raises(TypeError, match="options must be a FileOptions"):
+        MarketData.read_csv(path, options=ReadOptions())
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['sheet'\]"):
+        MarketData.read_csv(path, sheet=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="time must be a str"):
+        FileOptions(time=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not both"):
+        FileOptions(date_format="%Y", dayfirst=True)
 
 
 def test_csv_folder_of_per_ticker_files_joins_on_the_union_of_dates(tmp_path):

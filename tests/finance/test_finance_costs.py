@@ -20,7 +20,7 @@ from sekai.finance import (
     SpreadCost,
     SquareRootImpact,
 )
-from sekai.finance.costs import as_cost_model
+from sekai.finance.costs import CostContext, as_cost_model
 
 TRADES = np.array([0.1, -0.3, 0.0])
 
@@ -218,6 +218,48 @@ def test_models_pickle_and_copy():
 def test_abstract_base():
     with pytest.raises(TypeError):
         CostModel()  # type: ignore[abstract]
+
+
+def test_keywords_and_context_price_alike():
+    model = ProportionalCost(0.001) + FixedCost(5.0) + SpreadCost()
+    context = CostContext(equity=1e6, spread=np.array([0.002, 0.004, 0.001]))
+    assert model.price(TRADES, context) == model(TRADES, equity=1e6, spread=context.spread)
+    assert context.given() == {"equity": 1e6, "spread": context.spread}
+    assert CostContext().given() == {}
+    with pytest.raises(AttributeError):
+        context.equity = 2.0  # type: ignore[misc]
+    with pytest.raises(ValueError, match="'equity' context"):
+        FixedCost(5.0).price(TRADES, CostContext())
+
+
+class KeywordCost(CostModel):
+    """A model written in the keyword form: it defines ``__call__``, not ``price``."""
+
+    requires = frozenset({"equity"})
+
+    def __call__(self, trades, **context):
+        return float(np.abs(trades).sum()) / context["equity"]
+
+
+def test_a_model_in_the_keyword_form_prices_through_its_call():
+    model = KeywordCost()
+    assert model(TRADES, equity=2.0) == pytest.approx(0.2)
+    assert model.price(TRADES, CostContext(equity=2.0)) == pytest.approx(0.2)
+    both = model + ProportionalCost(0.001)
+    assert both(TRADES, equity=2.0) == pytest.approx(0.2 + 0.0004)
+
+
+class DoubledCost(ProportionalCost):
+    """A built-in model whose ``__call__`` wraps the inherited one."""
+
+    def __call__(self, trades, **context):
+        return 2.0 * super().__call__(trades, **context)
+
+
+def test_a_built_in_model_with_its_own_call_keeps_its_price():
+    model = DoubledCost(0.001)
+    assert model(TRADES) == pytest.approx(0.0008)
+    assert model.price(TRADES, CostContext()) == pytest.approx(0.0004)
 
 
 # -- batched evaluation -------------------------------------------------------------------

@@ -572,7 +572,7 @@ def apply(book: OrderBook, ref: RefBook, op: tuple, step: int) -> None:
 
 def compiled_book() -> OrderBook:
     pytest.importorskip("numba")
-    from sekai.finance.lob.compiled_book import CompiledBook
+    from sekai.finance.lob.compiled import CompiledBook
 
     return CompiledBook.empty()
 

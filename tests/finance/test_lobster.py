@@ -96,6 +96,14 @@ def test_write_lobster_equals_simulate_then_write(tmp_path: Path) -> None:
     assert_same(read_lobster(*paths), again)
 
 
+def test_write_lobster_takes_the_simulators_options_only(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'depth'"):
+        write_lobster(tmp_path, 100, depth=3)
+    with pytest.raises(ValueError, match="hidden_rate"):
+        write_lobster(tmp_path, 100, hidden_rate=2.0)
+    assert not any(tmp_path.iterdir())
+
+
 def test_message_file_alone(simulated: LobsterData, tmp_path: Path) -> None:
     message, _ = simulated.write(tmp_path)
     back = read_lobster(message)

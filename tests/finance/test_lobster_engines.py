@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sekai.finance.lob import LobsterData, simulate_lobster
-from sekai.finance.lob.lobster_flow import _prepare, _record
+from sekai.finance.lob.lobster.flow import _prepare, _record
 
 pytest.importorskip("numba")
 
-from sekai.finance.lob import _array_lobster
+from sekai.finance.lob.compiled import lobster_replay as compiled_replay
 
 
 def _simulated(n: int, levels: int, seed: int, start: int) -> LobsterData:
@@ -34,7 +34,7 @@ def _error(data: LobsterData, engine: str) -> str | None:
 
 def _assert_same_preparation(data: LobsterData, every: int) -> None:
     assert data.book is not None
-    compiled = _array_lobster.prepare(data.messages, data.book, every)
+    compiled = compiled_replay.prepare(data.messages, data.book, every)
     assert compiled is not None
     ops, op_start, executed, checkpoints = compiled
     python = _record(data, every)
@@ -102,12 +102,12 @@ def test_corrupted_files_fail_alike(
     python = _error(bad, "python")
     assert _error(bad, "numba") == python
     assert bad.book is not None
-    detected = _array_lobster.depth_rows(bad.messages, bad.book) is None
+    detected = compiled_replay.depth_rows(bad.messages, bad.book) is None
     assert detected == (python is not None)
     try:
         _record(bad, 100)
     except ValueError:
-        assert _array_lobster.prepare(bad.messages, bad.book, 100) is None
+        assert compiled_replay.prepare(bad.messages, bad.book, 100) is None
     else:
         _assert_same_preparation(bad, 100)
 

@@ -17,7 +17,7 @@ from sekai.finance.lob import engine as engines
 
 pytest.importorskip("numba")
 
-from sekai.finance.lob import _array_read
+from sekai.finance.lob.compiled import lobster_read as compiled_read
 
 FIELDS = ("time_ns", "event", "order_id", "size", "price", "direction", "book")
 BYTES = b"0123456789,-.\n\r x"
@@ -27,8 +27,8 @@ BYTES = b"0123456789,-.\n\r x"
 def chunked(chunk_bytes: int, workers: int) -> Iterator[None]:
     """Files of ``chunk_bytes`` or more split into ``workers`` chunks of lines."""
     with (
-        mock.patch.object(_array_read, "_CHUNK_BYTES", chunk_bytes),
-        mock.patch.object(_array_read, "_WORKERS", workers),
+        mock.patch.object(compiled_read, "_CHUNK_BYTES", chunk_bytes),
+        mock.patch.object(compiled_read, "_WORKERS", workers),
     ):
         yield
 
@@ -134,7 +134,7 @@ def test_time_going_back_where_a_chunk_starts(tmp_path: Path) -> None:
     message.write_text("\n".join(lines) + "\n")
     with chunked(1, 2):
         data = np.memmap(message, dtype=np.uint8, mode="r")
-        starts, _, firsts, rows = _array_read._lines(np.asarray(data))
+        starts, _, firsts, rows = compiled_read._lines(np.asarray(data))
         assert len(starts) == 2 and rows == 40
         row = firsts[1]
         lines[row] = lines[row].replace(f"{34200 + row}.5", f"{34200 + row - 1}.25")

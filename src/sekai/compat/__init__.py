@@ -53,11 +53,11 @@ _CLASS_PACKAGE = {
     "SekaiToGymnasiumVector": "gymnasium_vector",
     "SekaiToPettingZoo": "pettingzoo",
     "PettingZooToSekai": "pettingzoo",
+    "from_gymnasium_vector": "gymnasium_vector",
+    "GymnasiumVectorToSekai": "gymnasium_vector",
     # sekai.compat.sb3 needs gymnasium; it imports stable-baselines3 itself, in to_sb3().
     "to_sb3": "sb3",
-    "from_gymnasium_vector": "sb3",
     "SekaiToSB3VecEnv": "sb3",
-    "GymnasiumVectorToSekai": "sb3",
 }
 _BRIDGE_DEPENDENCY = {"sb3": "gymnasium", "gymnasium_vector": "gymnasium"}
 
@@ -108,9 +108,9 @@ def register_gymnasium() -> list[str]:
 
     ``import sekai`` does this by itself once gymnasium is imported.
     """
-    registration = importlib.import_module("sekai.registry.gymnasium_registration")
-    ids: list[str] = registration.register_gymnasium()
-    return ids
+    from sekai.compat.gymnasium_registration import register_gymnasium as register
+
+    return register()
 
 
 def to_pettingzoo(env: MultiAgentEnv[Any, Any, Any]) -> SekaiToPettingZoo:

@@ -1,30 +1,57 @@
-"""A sekai ``VecEnv`` seen as a ``gymnasium.vector.VectorEnv``.
+"""Both directions of the gymnasium vector bridge.
 
-Sekai's vector envs reset finished sub-envs in the step that ends them, which is gymnasium's
-``AutoresetMode.SAME_STEP``, the bridge's default. Built with ``autoreset=False`` (finished
-sub-envs freeze), a sekai env also gives gymnasium's ``NEXT_STEP`` mode, the bridge restarting
-the sub-envs that finished at the previous step with a partial reset, and ``DISABLED``. The
-bridge declares its mode in ``metadata["autoreset_mode"]`` and repacks sekai's results and
-infos into gymnasium's conventions.
+``to_gymnasium_vector(vec)`` wraps a sekai ``VecEnv`` in ``SekaiToGymnasiumVector``, a
+``gymnasium.vector.VectorEnv``. Sekai's vector envs reset finished sub-envs in the step that
+ends them, which is gymnasium's ``AutoresetMode.SAME_STEP``, the bridge's default. Built with
+``autoreset=False`` (finished sub-envs freeze), a sekai env also gives gymnasium's
+``NEXT_STEP`` mode, the bridge restarting the sub-envs that finished at the previous step with a
+partial reset, and ``DISABLED``. The bridge declares its mode in ``metadata["autoreset_mode"]``
+and repacks sekai's results and infos into gymnasium's conventions (``vector_infos``).
+
+``from_gymnasium_vector(gym_vec)`` wraps a ``gymnasium.vector.VectorEnv`` in
+``GymnasiumVectorToSekai``, a sekai ``VecEnv`` whose infos are one dict per sub-env
+(``vector_infos_to_list``). Supported:
+
+* ``autoreset=True`` (sekai's same-step autoreset) for ``SAME_STEP`` envs (results repacked)
+  and for ``NEXT_STEP`` / ``DISABLED`` envs that reset single sub-envs with
+  ``reset(options={"reset_mask": dones})``: gymnasium's ``SyncVectorEnv`` and
+  ``AsyncVectorEnv``, also under vector wrappers that pass ``reset_mask`` on.
+* ``autoreset=False`` (finished sub-envs freeze until ``reset()``) for every ``SAME_STEP`` and
+  ``NEXT_STEP`` env, e.g. the native ``gymnasium.make_vec("CartPole-v1", n)``, and for
+  ``DISABLED`` envs with ``reset_mask``.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from sekai.compat.gymnasium import space_to_gymnasium
+from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
+from sekai.spaces.utils import concatenate
 from sekai.vector.lazy_infos import LazyInfos
+from sekai.vector.native import take_index
 from sekai.vector.partial_reset import RESET_MASK, split_reset_mask
-from sekai.vector.vec_env import VecEnv, check_vector_seed
+from sekai.vector.result import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv, check_vector_seed, per_env_values, resolve_seeds
 
-__all__ = ["SekaiToGymnasiumVector", "to_gymnasium_vector", "vector_infos"]
+__all__ = [
+    "GymnasiumVectorToSekai",
+    "SekaiToGymnasiumVector",
+    "from_gymnasium_vector",
+    "to_gymnasium_vector",
+    "vector_infos",
+    "vector_infos_to_list",
+]
+
+
+# -- sekai → gymnasium ------------------------------------------------------------------------
 
 
 def _add_entries(infos: dict[str, Any], info: dict[str, Any], index: int, n: int) -> None:
@@ -341,3 +368,226 @@ def to_gymnasium_vector(
     ``gymnasium.vector.AutoresetMode`` member of that name. See ``SekaiToGymnasiumVector``.
     """
     return SekaiToGymnasiumVector(vec, autoreset_mode)
+
+
+# -- gymnasium → sekai ------------------------------------------------------------------------
+
+
+_GYM_FINAL_KEYS = ("final_obs", "_final_obs", "final_info", "_final_info")
+
+
+def vector_infos_to_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
+    """Split gymnasium's vector info (arrays plus ``_key`` masks) into one dict per sub-env.
+
+    A key is given to sub-env ``i`` where its mask ``_key`` is set (everywhere without a
+    mask); nested info dicts are split the same way. 1-D arrays give Python scalars
+    (``tolist()``; datetime64 / timedelta64 stay numpy scalars), higher-dimensional ones,
+    lists and tuples an entry each; any other value is shared.
+    """
+    result: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+    for key, value in infos.items():
+        if key.startswith("_") and key[1:] in infos:
+            continue
+        mask = infos.get(f"_{key}")
+        present = [True] * num_envs if mask is None else np.asarray(mask, dtype=bool).tolist()
+        if isinstance(value, dict):
+            rows: list[Any] = vector_infos_to_list(value, num_envs)
+        elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind not in "mM":
+            rows = value.tolist()
+        elif isinstance(value, np.ndarray | list | tuple):
+            rows = list(value)
+        else:
+            rows = [value] * num_envs
+        for i in range(num_envs):
+            if present[i]:
+                result[i][key] = rows[i]
+    return result
+
+
+class GymnasiumVectorToSekai(VecEnv[Any, Any]):
+    """A ``gymnasium.vector.VectorEnv`` seen as a sekai ``VecEnv``.
+
+    Spaces are the converted single-env spaces; infos become one dict per sub-env
+    (``vector_infos_to_list``). ``reset`` checks seeds like sekai's backends but hands them to
+    gymnasium unchanged (an int seeds sub-env ``i`` as gymnasium does) and takes one options
+    dict. ``call`` / ``get_attr`` / ``set_attr`` use the gymnasium env's methods.
+
+    ``autoreset=True``: a finished sub-env's entry holds the next episode's first observation
+    and ``{**step_info, "final_observation", "final_info": step_info, "reset_info"}``.
+    ``SAME_STEP`` results are repacked; ``NEXT_STEP`` and ``DISABLED`` envs are reset in the
+    same call with ``reset(options={"reset_mask": dones})``, which needs a gymnasium
+    ``SyncVectorEnv`` or ``AsyncVectorEnv`` underneath (``ValueError`` otherwise).
+    ``autoreset=False``: finished sub-envs are frozen until ``reset()`` as in sekai's backends
+    (gymnasium's own resets of them are hidden; ``DISABLED`` needs ``reset_mask`` support).
+    ``autoreset=None`` picks True when possible, else False.
+    """
+
+    def __init__(
+        self, gym_vec: gym.vector.VectorEnv[Any, Any, Any], *, autoreset: bool | None = None
+    ) -> None:
+        if not isinstance(gym_vec, gym.vector.VectorEnv):
+            raise TypeError(
+                f"GymnasiumVectorToSekai expects a gymnasium.vector.VectorEnv, got {type(gym_vec)}."
+            )
+        mode = AutoresetMode(gym_vec.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP))
+        masked_reset = isinstance(
+            gym_vec.unwrapped, gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv
+        )
+        if autoreset is None:
+            autoreset = masked_reset or mode is AutoresetMode.SAME_STEP
+        needs_masked_reset = mode is AutoresetMode.DISABLED or (
+            autoreset and mode is AutoresetMode.NEXT_STEP
+        )
+        if needs_masked_reset and not masked_reset:
+            raise ValueError(
+                f"{type(gym_vec.unwrapped).__name__} (autoreset mode {mode.name}) cannot reset "
+                f"single sub-envs, which autoreset={autoreset} needs: build it with gymnasium's "
+                "SyncVectorEnv / AsyncVectorEnv (make_vec(..., vectorization_mode='sync'))"
+                + (" or use autoreset=False." if mode is AutoresetMode.NEXT_STEP else ".")
+            )
+        self.gym_vec = gym_vec
+        self.num_envs = int(gym_vec.num_envs)
+        self.observation_space = space_from_gymnasium(gym_vec.single_observation_space)
+        self.action_space = space_from_gymnasium(gym_vec.single_action_space)
+        self.metadata = dict(gym_vec.metadata)
+        self.autoreset_mode = mode
+        self.autoreset = autoreset
+        self._frozen: dict[int, tuple[Any, bool, bool]] = {}
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> VecResetResult[Any]:
+        """Reset every sub-env (seed: int, list of ``num_envs`` seeds or None); unfreezes."""
+        self._check_open()
+        seeds = resolve_seeds(seed, self.num_envs)  # validates; gymnasium gets the original
+        if isinstance(options, list):
+            raise ValueError(
+                "A gymnasium vector env takes one options dict for all sub-envs, not a list."
+            )
+        gym_seed: Any = None
+        if isinstance(seed, list):
+            gym_seed = None if all(s is None for s in seeds) else seeds
+        elif seed is not None:
+            gym_seed = int(seed)
+        obs, infos = self.gym_vec.reset(seed=gym_seed, options=options)
+        self._frozen = {}
+        return VecResetResult(obs, vector_infos_to_list(infos, self.num_envs))
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step every sub-env; finished ones are reset in the same call, or frozen."""
+        self._check_open()
+        obs, rewards, terminated, truncated, infos = self.gym_vec.step(actions)
+        rewards = np.array(rewards, dtype=np.float64)
+        terminated = np.array(terminated, dtype=bool)
+        truncated = np.array(truncated, dtype=bool)
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        step_infos = (
+            self._split_step_infos(infos)
+            if same_step
+            else vector_infos_to_list(infos, self.num_envs)
+        )
+        finished = [
+            i for i in np.flatnonzero(terminated | truncated).tolist() if i not in self._frozen
+        ]
+        if self.autoreset:
+            if finished and not same_step:
+                final_obs = {i: take_index(self.observation_space, obs, i) for i in finished}
+                obs, reset_infos = self.gym_vec.reset(
+                    options={"reset_mask": terminated | truncated}
+                )
+                reset_list = vector_infos_to_list(reset_infos, self.num_envs)
+                for i in finished:
+                    step_infos[i] = {
+                        **step_infos[i],
+                        "final_observation": final_obs[i],
+                        "final_info": step_infos[i],
+                        "reset_info": reset_list[i],
+                    }
+            return VecStepResult(obs, rewards, terminated, truncated, step_infos)
+        return self._freeze(obs, rewards, terminated, truncated, step_infos, finished)
+
+    def _split_step_infos(self, infos: dict[str, Any]) -> list[dict[str, Any]]:
+        """Sekai infos of a ``SAME_STEP`` step (``final_obs`` / ``final_info`` repacked)."""
+        plain = {k: v for k, v in infos.items() if k not in _GYM_FINAL_KEYS}
+        result = vector_infos_to_list(plain, self.num_envs)
+        if "_final_obs" not in infos:
+            return result
+        final_obs = infos["final_obs"]
+        final_infos = vector_infos_to_list(infos.get("final_info", {}), self.num_envs)
+        for i in np.flatnonzero(infos["_final_obs"]).tolist():
+            step_info = final_infos[i]
+            result[i] = {
+                **step_info,
+                "final_observation": final_obs[i],
+                "final_info": step_info,
+                "reset_info": result[i],
+            }
+        return result
+
+    def _freeze(
+        self,
+        obs: Any,
+        rewards: NDArray[np.float64],
+        terminated: NDArray[np.bool_],
+        truncated: NDArray[np.bool_],
+        infos: list[dict[str, Any]],
+        finished: list[int],
+    ) -> VecStepResult[Any]:
+        """The step with autoreset off: finished sub-envs freeze, frozen ones repeat."""
+        space = self.observation_space
+        frozen = self._frozen
+        for i in finished:
+            info = infos[i]
+            if "final_observation" in info:  # SAME_STEP: gymnasium reset it already
+                infos[i] = info["final_info"]
+                final = info["final_observation"]
+            else:
+                final = take_index(space, obs, i)
+            frozen[i] = (final, bool(terminated[i]), bool(truncated[i]))
+        done = terminated | truncated
+        if self.autoreset_mode is AutoresetMode.DISABLED and done.any():
+            self.gym_vec.reset(options={"reset_mask": done})  # their new episodes stay hidden
+        if not frozen:
+            return VecStepResult(obs, rewards, terminated, truncated, infos)
+        rows = [
+            frozen[i][0] if i in frozen else take_index(space, obs, i) for i in range(len(infos))
+        ]
+        newly = set(finished)
+        for i, (_, term, trunc) in frozen.items():
+            if i not in newly:
+                rewards[i] = 0.0
+                terminated[i] = term
+                truncated[i] = trunc
+                infos[i] = {}
+        return VecStepResult(concatenate(space, rows), rewards, terminated, truncated, infos)
+
+    def close(self) -> None:
+        """Close the gymnasium env; idempotent."""
+        if not self.closed:
+            self.closed = True
+            self.gym_vec.close()
+
+    def _gym_method(self, name: str) -> Callable[..., Any]:
+        """The gymnasium env's method ``name``; ``NotImplementedError`` if it has none."""
+        method = getattr(self.gym_vec, name, None)
+        if method is None:
+            raise NotImplementedError(f"{type(self.gym_vec).__name__} has no {name}().")
+        return method
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """``gym_vec.call(name, ...)`` as a list."""
+        return list(self._gym_method("call")(name, *args, **kwargs))
+
+    def get_attr(self, name: str) -> list[Any]:
+        """``gym_vec.get_attr(name)`` as a list."""
+        return list(self._gym_method("get_attr")(name))
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """``gym_vec.set_attr``; a list gives one value per sub-env, anything else is shared."""
+        self._gym_method("set_attr")(name, per_env_values(name, values, self.num_envs))
+
+    def __repr__(self) -> str:
+        return f"GymnasiumVectorToSekai(num_envs={self.num_envs})"
+
+
+def from_gymnasium_vector(gym_vec: Any, *, autoreset: bool | None = None) -> GymnasiumVectorToSekai:
+    """The ``gymnasium.vector.VectorEnv`` ``gym_vec`` as a sekai ``VecEnv``."""
+    return GymnasiumVectorToSekai(gym_vec, autoreset=autoreset)

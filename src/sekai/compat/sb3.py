@@ -1,32 +1,23 @@
-"""Vector-env bridges: sekai ``VecEnv`` → Stable-Baselines3, gymnasium ``VectorEnv`` → sekai.
+"""The Stable-Baselines3 adapter: a sekai ``VecEnv`` as a Stable-Baselines3 ``VecEnv``.
 
 ``to_sb3(venv)`` wraps any autoresetting sekai ``VecEnv`` in ``SekaiToSB3VecEnv``, a
 ``stable_baselines3.common.vec_env.VecEnv`` that reports episodes in SB3's ``info["episode"]``
 format and, by default, flattens observations SB3's policies cannot take. Stable-Baselines3 is
-imported on first use (the class itself is built then), so ``from_gymnasium_vector`` needs only
-gymnasium.
+imported on first use (the class itself is built then).
 
-``from_gymnasium_vector(gym_vec)`` wraps a ``gymnasium.vector.VectorEnv`` in
-``GymnasiumVectorToSekai``, a sekai ``VecEnv``. Supported:
-
-* ``autoreset=True`` (sekai's same-step autoreset) for ``SAME_STEP`` envs (results repacked)
-  and for ``NEXT_STEP`` / ``DISABLED`` envs that reset single sub-envs with
-  ``reset(options={"reset_mask": dones})``: gymnasium's ``SyncVectorEnv`` and
-  ``AsyncVectorEnv``, also under vector wrappers that pass ``reset_mask`` on.
-* ``autoreset=False`` (finished sub-envs freeze until ``reset()``) for every ``SAME_STEP`` and
-  ``NEXT_STEP`` env, e.g. the native ``gymnasium.make_vec("CartPole-v1", n)``, and for
-  ``DISABLED`` envs with ``reset_mask``.
+The gymnasium-vector-to-sekai bridge (``from_gymnasium_vector``, ``GymnasiumVectorToSekai``,
+``vector_infos_to_list``) lives in ``sekai.compat.gymnasium_vector``; this module's path to it
+is kept.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
 from numpy.typing import NDArray
 
 from sekai._types import SeedType
@@ -35,21 +26,17 @@ from sekai.compat._sb3_support import (
     ObservationFlattener,
     observation_flattener,
 )
-from sekai.compat.gymnasium import space_from_gymnasium, space_to_gymnasium
+from sekai.compat.gymnasium import space_to_gymnasium
+from sekai.compat.gymnasium_vector import (
+    GymnasiumVectorToSekai,
+    from_gymnasium_vector,
+    vector_infos_to_list,
+)
 from sekai.error import VecEnvWorkerError
 from sekai.spaces.masking import action_mask_space, flatten_action_mask
-from sekai.spaces.utils import concatenate
 from sekai.utils.extras import missing_extra
 from sekai.utils.validation import check_int
-from sekai.vector.native import take_index
-from sekai.vector.result import VecResetResult, VecStepResult
-from sekai.vector.vec_env import (
-    VecEnv,
-    env_call,
-    env_set_attr,
-    per_env_values,
-    resolve_seeds,
-)
+from sekai.vector.vec_env import VecEnv, env_call, env_set_attr
 
 if TYPE_CHECKING:
     from stable_baselines3.common.vec_env import VecEnv as SB3VecEnv
@@ -78,7 +65,6 @@ SB3_INSTALL_HINT = missing_extra("sekai.compat.to_sb3", "stable-baselines3", "sb
 """Message of the ``ImportError`` raised when stable-baselines3 is missing."""
 
 _SEKAI_FINAL_KEYS = ("final_observation", "final_info", "reset_info")
-_GYM_FINAL_KEYS = ("final_obs", "_final_obs", "final_info", "_final_info")
 
 
 def _is_attribute_error(exc: Exception) -> bool:
@@ -380,220 +366,3 @@ def __getattr__(name: str) -> Any:
     if name == "SekaiToSB3VecEnv":
         return _sb3_adapter_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def vector_infos_to_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
-    """Split gymnasium's vector info (arrays plus ``_key`` masks) into one dict per sub-env.
-
-    A key is given to sub-env ``i`` where its mask ``_key`` is set (everywhere without a
-    mask); nested info dicts are split the same way. 1-D arrays give Python scalars
-    (``tolist()``; datetime64 / timedelta64 stay numpy scalars), higher-dimensional ones,
-    lists and tuples an entry each; any other value is shared.
-    """
-    result: list[dict[str, Any]] = [{} for _ in range(num_envs)]
-    for key, value in infos.items():
-        if key.startswith("_") and key[1:] in infos:
-            continue
-        mask = infos.get(f"_{key}")
-        present = [True] * num_envs if mask is None else np.asarray(mask, dtype=bool).tolist()
-        if isinstance(value, dict):
-            rows: list[Any] = vector_infos_to_list(value, num_envs)
-        elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind not in "mM":
-            rows = value.tolist()
-        elif isinstance(value, np.ndarray | list | tuple):
-            rows = list(value)
-        else:
-            rows = [value] * num_envs
-        for i in range(num_envs):
-            if present[i]:
-                result[i][key] = rows[i]
-    return result
-
-
-class GymnasiumVectorToSekai(VecEnv[Any, Any]):
-    """A ``gymnasium.vector.VectorEnv`` seen as a sekai ``VecEnv``.
-
-    Spaces are the converted single-env spaces; infos become one dict per sub-env
-    (``vector_infos_to_list``). ``reset`` checks seeds like sekai's backends but hands them to
-    gymnasium unchanged (an int seeds sub-env ``i`` as gymnasium does) and takes one options
-    dict. ``call`` / ``get_attr`` / ``set_attr`` use the gymnasium env's methods.
-
-    ``autoreset=True``: a finished sub-env's entry holds the next episode's first observation
-    and ``{**step_info, "final_observation", "final_info": step_info, "reset_info"}``.
-    ``SAME_STEP`` results are repacked; ``NEXT_STEP`` and ``DISABLED`` envs are reset in the
-    same call with ``reset(options={"reset_mask": dones})``, which needs a gymnasium
-    ``SyncVectorEnv`` or ``AsyncVectorEnv`` underneath (``ValueError`` otherwise).
-    ``autoreset=False``: finished sub-envs are frozen until ``reset()`` as in sekai's backends
-    (gymnasium's own resets of them are hidden; ``DISABLED`` needs ``reset_mask`` support).
-    ``autoreset=None`` picks True when possible, else False.
-    """
-
-    def __init__(
-        self, gym_vec: gym.vector.VectorEnv[Any, Any, Any], *, autoreset: bool | None = None
-    ) -> None:
-        if not isinstance(gym_vec, gym.vector.VectorEnv):
-            raise TypeError(
-                f"GymnasiumVectorToSekai expects a gymnasium.vector.VectorEnv, got {type(gym_vec)}."
-            )
-        mode = AutoresetMode(gym_vec.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP))
-        masked_reset = isinstance(
-            gym_vec.unwrapped, gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv
-        )
-        if autoreset is None:
-            autoreset = masked_reset or mode is AutoresetMode.SAME_STEP
-        needs_masked_reset = mode is AutoresetMode.DISABLED or (
-            autoreset and mode is AutoresetMode.NEXT_STEP
-        )
-        if needs_masked_reset and not masked_reset:
-            raise ValueError(
-                f"{type(gym_vec.unwrapped).__name__} (autoreset mode {mode.name}) cannot reset "
-                f"single sub-envs, which autoreset={autoreset} needs: build it with gymnasium's "
-                "SyncVectorEnv / AsyncVectorEnv (make_vec(..., vectorization_mode='sync'))"
-                + (" or use autoreset=False." if mode is AutoresetMode.NEXT_STEP else ".")
-            )
-        self.gym_vec = gym_vec
-        self.num_envs = int(gym_vec.num_envs)
-        self.observation_space = space_from_gymnasium(gym_vec.single_observation_space)
-        self.action_space = space_from_gymnasium(gym_vec.single_action_space)
-        self.metadata = dict(gym_vec.metadata)
-        self.autoreset_mode = mode
-        self.autoreset = autoreset
-        self._frozen: dict[int, tuple[Any, bool, bool]] = {}
-
-    def reset(self, *, seed: Any = None, options: Any = None) -> VecResetResult[Any]:
-        """Reset every sub-env (seed: int, list of ``num_envs`` seeds or None); unfreezes."""
-        self._check_open()
-        seeds = resolve_seeds(seed, self.num_envs)  # validates; gymnasium gets the original
-        if isinstance(options, list):
-            raise ValueError(
-                "A gymnasium vector env takes one options dict for all sub-envs, not a list."
-            )
-        gym_seed: Any = None
-        if isinstance(seed, list):
-            gym_seed = None if all(s is None for s in seeds) else seeds
-        elif seed is not None:
-            gym_seed = int(seed)
-        obs, infos = self.gym_vec.reset(seed=gym_seed, options=options)
-        self._frozen = {}
-        return VecResetResult(obs, vector_infos_to_list(infos, self.num_envs))
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env; finished ones are reset in the same call, or frozen."""
-        self._check_open()
-        obs, rewards, terminated, truncated, infos = self.gym_vec.step(actions)
-        rewards = np.array(rewards, dtype=np.float64)
-        terminated = np.array(terminated, dtype=bool)
-        truncated = np.array(truncated, dtype=bool)
-        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
-        step_infos = (
-            self._split_step_infos(infos)
-            if same_step
-            else vector_infos_to_list(infos, self.num_envs)
-        )
-        finished = [
-            i for i in np.flatnonzero(terminated | truncated).tolist() if i not in self._frozen
-        ]
-        if self.autoreset:
-            if finished and not same_step:
-                final_obs = {i: take_index(self.observation_space, obs, i) for i in finished}
-                obs, reset_infos = self.gym_vec.reset(
-                    options={"reset_mask": terminated | truncated}
-                )
-                reset_list = vector_infos_to_list(reset_infos, self.num_envs)
-                for i in finished:
-                    step_infos[i] = {
-                        **step_infos[i],
-                        "final_observation": final_obs[i],
-                        "final_info": step_infos[i],
-                        "reset_info": reset_list[i],
-                    }
-            return VecStepResult(obs, rewards, terminated, truncated, step_infos)
-        return self._freeze(obs, rewards, terminated, truncated, step_infos, finished)
-
-    def _split_step_infos(self, infos: dict[str, Any]) -> list[dict[str, Any]]:
-        """Sekai infos of a ``SAME_STEP`` step (``final_obs`` / ``final_info`` repacked)."""
-        plain = {k: v for k, v in infos.items() if k not in _GYM_FINAL_KEYS}
-        result = vector_infos_to_list(plain, self.num_envs)
-        if "_final_obs" not in infos:
-            return result
-        final_obs = infos["final_obs"]
-        final_infos = vector_infos_to_list(infos.get("final_info", {}), self.num_envs)
-        for i in np.flatnonzero(infos["_final_obs"]).tolist():
-            step_info = final_infos[i]
-            result[i] = {
-                **step_info,
-                "final_observation": final_obs[i],
-                "final_info": step_info,
-                "reset_info": result[i],
-            }
-        return result
-
-    def _freeze(
-        self,
-        obs: Any,
-        rewards: NDArray[np.float64],
-        terminated: NDArray[np.bool_],
-        truncated: NDArray[np.bool_],
-        infos: list[dict[str, Any]],
-        finished: list[int],
-    ) -> VecStepResult[Any]:
-        """The step with autoreset off: finished sub-envs freeze, frozen ones repeat."""
-        space = self.observation_space
-        frozen = self._frozen
-        for i in finished:
-            info = infos[i]
-            if "final_observation" in info:  # SAME_STEP: gymnasium reset it already
-                infos[i] = info["final_info"]
-                final = info["final_observation"]
-            else:
-                final = take_index(space, obs, i)
-            frozen[i] = (final, bool(terminated[i]), bool(truncated[i]))
-        done = terminated | truncated
-        if self.autoreset_mode is AutoresetMode.DISABLED and done.any():
-            self.gym_vec.reset(options={"reset_mask": done})  # their new episodes stay hidden
-        if not frozen:
-            return VecStepResult(obs, rewards, terminated, truncated, infos)
-        rows = [
-            frozen[i][0] if i in frozen else take_index(space, obs, i) for i in range(len(infos))
-        ]
-        newly = set(finished)
-        for i, (_, term, trunc) in frozen.items():
-            if i not in newly:
-                rewards[i] = 0.0
-                terminated[i] = term
-                truncated[i] = trunc
-                infos[i] = {}
-        return VecStepResult(concatenate(space, rows), rewards, terminated, truncated, infos)
-
-    def close(self) -> None:
-        """Close the gymnasium env; idempotent."""
-        if not self.closed:
-            self.closed = True
-            self.gym_vec.close()
-
-    def _gym_method(self, name: str) -> Callable[..., Any]:
-        """The gymnasium env's method ``name``; ``NotImplementedError`` if it has none."""
-        method = getattr(self.gym_vec, name, None)
-        if method is None:
-            raise NotImplementedError(f"{type(self.gym_vec).__name__} has no {name}().")
-        return method
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """``gym_vec.call(name, ...)`` as a list."""
-        return list(self._gym_method("call")(name, *args, **kwargs))
-
-    def get_attr(self, name: str) -> list[Any]:
-        """``gym_vec.get_attr(name)`` as a list."""
-        return list(self._gym_method("get_attr")(name))
-
-    def set_attr(self, name: str, values: Any) -> None:
-        """``gym_vec.set_attr``; a list gives one value per sub-env, anything else is shared."""
-        self._gym_method("set_attr")(name, per_env_values(name, values, self.num_envs))
-
-    def __repr__(self) -> str:
-        return f"GymnasiumVectorToSekai(num_envs={self.num_envs})"
-
-
-def from_gymnasium_vector(gym_vec: Any, *, autoreset: bool | None = None) -> GymnasiumVectorToSekai:
-    """The ``gymnasium.vector.VectorEnv`` ``gym_vec`` as a sekai ``VecEnv``."""
-    return GymnasiumVectorToSekai(gym_vec, autoreset=autoreset)

@@ -1,13 +1,16 @@
 """Transaction-cost models: the cost of a rebalance as a fraction of equity.
 
 Every model takes ``trades (..., n)`` (signed weight changes) and optional context arrays and
-returns a cost of shape ``(...)``: a float for 1-D trades, an array for batched trades.
+returns a cost of shape ``(...)``: a float for 1-D trades, an array for batched trades. A
+call's context arrays travel as one ``CostContext``; a model implements ``price(trades,
+context)``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,6 +20,7 @@ from sekai.utils.validation import check_array, check_real
 
 __all__ = [
     "CompositeCost",
+    "CostContext",
     "CostModel",
     "FixedCost",
     "NoCost",
@@ -63,7 +67,8 @@ def _finish(cost: Any, single: bool) -> Any:
     return float(cost) if single else cost
 
 
-def _require(value: Any, key: str, model: CostModel) -> Array:
+def _require(context: CostContext, key: str, model: CostModel) -> Array:
+    value = getattr(context, key)
     if value is None:
         raise ValueError(f"{model!r} needs the {key!r} context (pass {key}=...).")
     return np.asarray(value, dtype=np.float64)
@@ -94,16 +99,53 @@ def _fill_missing(
     return np.where(valid, values, fill)
 
 
+@dataclass(frozen=True, slots=True)
+class CostContext:
+    """The market context of a rebalance that a cost model may read; None where not given.
+
+    ``equity (...)`` in currency, ``volatility (..., n)`` per step, ``volume (..., n)`` the
+    value traded per step (currency), ``spread (..., n)`` the full quoted spread as a fraction
+    of the price.
+    """
+
+    equity: Any = None
+    volatility: Any = None
+    volume: Any = None
+    spread: Any = None
+
+    def given(self) -> dict[str, Any]:
+        """The entries that are not None, by name."""
+        return {
+            name: value
+            for name in ("equity", "volatility", "volume", "spread")
+            if (value := getattr(self, name)) is not None
+        }
+
+
+_NO_CONTEXT = CostContext()
+
+
+def _price_by_call(self: CostModel, trades: Any, context: CostContext) -> Any:
+    """``price`` of a model that defines ``__call__(trades, **context)`` instead."""
+    return self(trades, **context.given())
+
+
 class CostModel(ABC):
     """Cost of ``trades (..., n)`` as a fraction of equity, shape ``(...)``.
 
     ``requires`` names the context the model reads; ``fallbacks`` the inputs it can do without.
+    A model implements ``price``; one that defines ``__call__`` instead (the keyword form) is
+    priced through it.
     """
 
     requires: frozenset[str] = frozenset()
     fallbacks: frozenset[str] = frozenset()
 
-    @abstractmethod
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__call__" in vars(cls) and getattr(cls.price, "__isabstractmethod__", False):
+            cls.price = _price_by_call  # type: ignore[method-assign]
+
     def __call__(
         self,
         trades: Any,
@@ -113,7 +155,14 @@ class CostModel(ABC):
         volume: Any = None,
         spread: Any = None,
     ) -> Any:
-        """The cost of ``trades``."""
+        """The cost of ``trades`` in the context given by keyword (see ``CostContext``)."""
+        if equity is None and volatility is None and volume is None and spread is None:
+            return self.price(trades, _NO_CONTEXT)  # the common call: no context to build
+        return self.price(trades, CostContext(equity, volatility, volume, spread))
+
+    @abstractmethod
+    def price(self, trades: Any, context: CostContext) -> Any:
+        """The cost of ``trades`` in ``context``."""
 
     def __add__(self, other: object) -> CompositeCost:
         if not isinstance(other, CostModel):
@@ -124,15 +173,7 @@ class CostModel(ABC):
 class NoCost(CostModel):
     """Trading is free."""
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """Zeros of shape ``trades.shape[:-1]``."""
         shape = np.shape(trades)[:-1]
         return 0.0 if not shape else np.zeros(shape)
@@ -152,15 +193,7 @@ class ProportionalCost(CostModel):
         """Cost per unit of traded weight (read-only, 1-D)."""
         return self._rate
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """``sum(rate * |trades|)`` over the last axis."""
         t = np.abs(np.asarray(trades, dtype=np.float64))
         return _finish(_rowsum(t * self._rate), t.ndim == 1)
@@ -194,21 +227,13 @@ class SpreadCost(CostModel):
         """Full spread used for rows without any valid quoted spread."""
         return self._fallback
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """``sum(h * |trades|)`` with ``h`` the half spread (quoted spreads median-filled)."""
         t = np.abs(np.asarray(trades, dtype=np.float64))
         if self._half is not None:
             half = self._half
         else:
-            quoted = np.broadcast_to(_require(spread, "spread", self), t.shape)
+            quoted = np.broadcast_to(_require(context, "spread", self), t.shape)
             half = 0.5 * _fill_missing(quoted, t > 0, self._fallback, "spread")
         return _finish(_rowsum(half * t), t.ndim == 1)
 
@@ -237,18 +262,10 @@ class FixedCost(CostModel):
         """Trades with ``|trade| <= threshold`` are free."""
         return self._threshold
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """``amount*#{abs(trade) > threshold}/equity`` (0 when equity <= 0)."""
         t = np.asarray(trades, dtype=np.float64)
-        eq = _require(equity, "equity", self)
+        eq = _require(context, "equity", self)
         count = _rowsum((np.abs(t) > self._threshold).astype(np.float64))
         positive = eq > 0
         cost = np.where(positive, self._amount * count / np.where(positive, eq, 1.0), 0.0)
@@ -282,21 +299,13 @@ class SquareRootImpact(CostModel):
         """Per-step volatility for rows without any valid volatility."""
         return self._fallback
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """Impact cost; an asset without a finite positive volume pays ``u = 1``."""
         t = np.abs(np.asarray(trades, dtype=np.float64))
-        eq = np.maximum(_require(equity, "equity", self), 0.0)
-        sigma = np.broadcast_to(_require(volatility, "volatility", self), t.shape)
+        eq = np.maximum(_require(context, "equity", self), 0.0)
+        sigma = np.broadcast_to(_require(context, "volatility", self), t.shape)
         sigma = _fill_missing(sigma, t > 0, self._fallback, "volatility")
-        vol = _require(volume, "volume", self)
+        vol = _require(context, "volume", self)
         liquid = np.isfinite(vol) & (vol > 0)
         notional = t * np.expand_dims(eq, -1)
         u = np.where(
@@ -336,23 +345,11 @@ class CompositeCost(CostModel):
         """The summed models, flattened."""
         return self._models
 
-    def __call__(
-        self,
-        trades: Any,
-        *,
-        equity: Any = None,
-        volatility: Any = None,
-        volume: Any = None,
-        spread: Any = None,
-    ) -> Any:
+    def price(self, trades: Any, context: CostContext) -> Any:
         """Sum of every model's cost."""
-        total = self._models[0](
-            trades, equity=equity, volatility=volatility, volume=volume, spread=spread
-        )
+        total = self._models[0].price(trades, context)
         for model in self._models[1:]:
-            total = total + model(
-                trades, equity=equity, volatility=volatility, volume=volume, spread=spread
-            )
+            total = total + model.price(trades, context)
         return total
 
     def __repr__(self) -> str:

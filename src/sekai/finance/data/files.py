@@ -8,6 +8,7 @@ pattern. Each file is read in one of two layouts, detected or forced with ``layo
 * ``"wide"``: a time column and either asset columns (the prices) or field columns (one
   ticker's OHLCV); the column rules are those of ``pandas_io``.
 
+How a file is read is one ``FileOptions`` (``file_options``), or its fields as keywords.
 The time column is named like ``pandas_io.TIME_NAMES`` (any case) or by ``time=``; text is
 parsed as dates (``datetime64[ns]``) by the rules of ``dates`` and a ``ReadOptions``, numbers
 give a numeric axis. A wide file's column of repeated text is refused as the asset column of
@@ -26,18 +27,21 @@ import csv
 import glob
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.data import pandas_io
 from sekai.finance.data.dates import ReadOptions
+from sekai.finance.data.file_options import FileKeywords, FileOptions, file_options
 from sekai.finance.data.parquet_file import META_KEY, pyarrow_modules, restore, write_parquet
-from sekai.utils.validation import check_choice
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["ASSET_NAMES", "read_csv", "read_parquet", "write_parquet"]
 
@@ -58,37 +62,6 @@ class _Part:
     price: str
     listed: NDArray[np.bool_]
     long: bool
-
-
-@dataclass(frozen=True)
-class _Options:
-    layout: str | None
-    columns: dict[str, str]
-    time: str | None
-    asset: str | None
-    fields: tuple[str, ...] | None
-    price_field: str
-    dates: ReadOptions
-
-
-def _options(
-    layout: Any, columns: Any, time: Any, asset: Any, fields: Any, price_field: Any, dates: Any
-) -> _Options:
-    if layout is not None:
-        check_choice(layout, "layout", ("long", "wide"))
-    renames = dict(columns or {})
-    for old, new in renames.items():
-        if not isinstance(old, str) or not isinstance(new, str):
-            raise TypeError(f"columns= maps header strings to names, got {old!r}: {new!r}.")
-    for name, value in (("time", time), ("asset", asset), ("price_field", price_field)):
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{name} must be a str, got {value!r}.")
-    keep = None if fields is None else tuple([fields] if isinstance(fields, str) else fields)
-    if dates is None:
-        dates = ReadOptions()
-    elif not isinstance(dates, ReadOptions):
-        raise TypeError(f"options must be a ReadOptions or None, got {type(dates).__name__}.")
-    return _Options(layout, renames, time, asset, keep, price_field, dates)
 
 
 def _sources(source: Any, suffixes: tuple[str, ...]) -> list[Path]:
@@ -123,7 +96,7 @@ def _named(names: list[Any], wanted: str | None, candidates: tuple[str, ...], wh
     return None
 
 
-def _time_of(names: list[Any], opts: _Options) -> Any:
+def _time_of(names: list[Any], opts: FileOptions) -> Any:
     when = _named(names, opts.time, pandas_io.TIME_NAMES, "time")
     if when is None:
         raise ValueError(
@@ -183,7 +156,7 @@ def _price_of(fields: Iterable[str], price_field: str, names: list[Any]) -> str:
     return key
 
 
-def _wide_part(frame: Any, opts: _Options, stem: str) -> _Part:
+def _wide_part(frame: Any, opts: FileOptions, stem: str) -> _Part:
     """A wide pandas frame with its time index as one ``_Part``."""
     names = frame.columns.tolist()
     asset = stem if any(pandas_io.field_name(c) for c in names) else None
@@ -193,7 +166,7 @@ def _wide_part(frame: Any, opts: _Options, stem: str) -> _Part:
     return _Part(stamps, arrays, assets, price, listed, False)
 
 
-def _select(names: list[Any], opts: _Options, keep: list[Any]) -> list[Any]:
+def _select(names: list[Any], opts: FileOptions, keep: list[Any]) -> list[Any]:
     """The field columns to read: ``opts.fields`` (matched normalised) or all but ``keep``."""
     rest = [n for n in names if n not in keep]
     if opts.fields is None:
@@ -207,7 +180,7 @@ def _select(names: list[Any], opts: _Options, keep: list[Any]) -> list[Any]:
     return chosen
 
 
-def _is_long(names: list[Any], opts: _Options) -> Any:
+def _is_long(names: list[Any], opts: FileOptions) -> Any:
     """The asset column of a long file, or None for a wide one."""
     column = _named(names, opts.asset, ASSET_NAMES, "asset")
     if opts.layout == "long" and column is None:
@@ -255,7 +228,7 @@ def _check_short_rows(path: Path, sep: str, width: int) -> None:
             )
 
 
-def _csv_part(path: Path, opts: _Options, sep: str) -> _Part:
+def _csv_part(path: Path, opts: FileOptions, sep: str) -> _Part:
     pd = pandas_io._pandas()
     try:
         frame = pd.read_csv(path, sep=sep)
@@ -345,7 +318,7 @@ def _arrow_assets(column: Any, name: str) -> tuple[NDArray[np.intp], tuple[Any, 
     return codes, tuple(ids[order].tolist())
 
 
-def _parquet_part(path: Path, opts: _Options) -> _Part:
+def _parquet_part(path: Path, opts: FileOptions) -> _Part:
     handle = _parquet_file(path)
     if META_KEY in (handle.schema_arrow.metadata or {}):
         raise ValueError("a file written by to_parquet() must be read alone.")
@@ -366,7 +339,7 @@ def _parquet_part(path: Path, opts: _Options) -> _Part:
     return _pivot(stamps, codes, ids, _arrow_numbers(table, chosen), opts.price_field)
 
 
-def _wide_frame(table: Any, opts: _Options) -> Any:
+def _wide_frame(table: Any, opts: FileOptions) -> Any:
     """A wide table as a pandas frame indexed by its time (its pandas index, if saved)."""
     pd = pandas_io._pandas()
     frame = table.to_pandas()
@@ -460,18 +433,13 @@ def read_csv(
     build: Callable[..., P],
     source: Any,
     *,
-    layout: str | None = None,
-    columns: Mapping[str, str] | None = None,
-    time: str | None = None,
-    asset: str | None = None,
-    fields: Iterable[str] | None = None,
-    price_field: str = "close",
     sep: str = ",",
-    options: ReadOptions | None = None,
+    options: FileOptions | None = None,
+    **keywords: Unpack[FileKeywords],
 ) -> P:
-    """``build(prices, fields=, timestamps=, assets=, price_field=)`` from CSV files, dates
-    written as text read by ``options``."""
-    opts = _options(layout, columns, time, asset, fields, price_field, options)
+    """``build(prices, fields=, timestamps=, assets=, price_field=)`` from CSV files read by
+    ``options`` and the ``FileOptions`` fields given as ``keywords``."""
+    opts = file_options(options, keywords)
     paths = _sources(source, (".csv",))
     return _read(build, paths, lambda path: _csv_part(path, opts, sep), source)
 
@@ -480,16 +448,11 @@ def read_parquet(
     build: Callable[..., P],
     source: Any,
     *,
-    layout: str | None = None,
-    columns: Mapping[str, str] | None = None,
-    time: str | None = None,
-    asset: str | None = None,
-    fields: Iterable[str] | None = None,
-    price_field: str = "close",
-    options: ReadOptions | None = None,
+    options: FileOptions | None = None,
+    **keywords: Unpack[FileKeywords],
 ) -> P:
     """Like ``read_csv`` for Parquet files; a ``write_parquet`` file is restored exactly."""
-    opts = _options(layout, columns, time, asset, fields, price_field, options)
+    opts = file_options(options, keywords)
     paths = _sources(source, (".parquet", ".pq"))
     if len(paths) == 1:
         try:

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.finance.data import files, pandas_io
 from sekai.finance.data.dates import ReadOptions
+from sekai.finance.data.file_options import FileKeywords, FileOptions
 from sekai.finance.data.panel_arrays import check_names, exogenous_array, field_array, freeze
 from sekai.finance.data.timeaxis import check_timestamps, row_of, warn_gaps
 from sekai.utils.validation import check_instance, check_int
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["MarketData"]
 
@@ -504,49 +508,30 @@ class MarketData:
         cls,
         source: Any,
         *,
-        layout: str | None = None,
-        columns: Mapping[str, str] | None = None,
-        time: str | None = None,
-        asset: str | None = None,
-        fields: Iterable[str] | None = None,
-        price_field: str = "close",
         sep: str = ",",
-        date_format: str | None = None,
-        dayfirst: bool | None = None,
+        options: FileOptions | None = None,
+        **keywords: Unpack[FileKeywords],
     ) -> MarketData:
         """A panel from a CSV file, a folder of them or a glob pattern.
 
-        ``layout`` is ``"long"`` or ``"wide"`` (default detected), ``columns`` renames headers
-        first, ``time`` / ``asset`` name those columns, ``fields`` keeps only these fields,
-        ``date_format`` / ``dayfirst`` read date text (``ReadOptions``); the rules are those
-        of ``sekai.finance.data.files``.
+        ``options`` (a ``FileOptions``) or its fields as keywords say how: ``layout`` is
+        ``"long"`` or ``"wide"`` (default detected), ``columns`` renames headers first,
+        ``time`` / ``asset`` name those columns, ``fields`` keeps only these fields,
+        ``price_field`` names the prices, ``date_format`` / ``dayfirst`` read date text;
+        the rules are those of ``sekai.finance.data.files``.
         """
-        return files.read_csv(
-            cls, source, layout=layout, columns=columns, time=time, asset=asset,
-            fields=fields, price_field=price_field, sep=sep,
-            options=ReadOptions(date_format, dayfirst),
-        )  # fmt: skip
+        return files.read_csv(cls, source, sep=sep, options=options, **keywords)
 
     @classmethod
     def read_parquet(
         cls,
         source: Any,
         *,
-        layout: str | None = None,
-        columns: Mapping[str, str] | None = None,
-        time: str | None = None,
-        asset: str | None = None,
-        fields: Iterable[str] | None = None,
-        price_field: str = "close",
-        date_format: str | None = None,
-        dayfirst: bool | None = None,
+        options: FileOptions | None = None,
+        **keywords: Unpack[FileKeywords],
     ) -> MarketData:
         """Like ``read_csv`` for Parquet; a ``to_parquet`` file reads back exactly."""
-        return files.read_parquet(
-            cls, source, layout=layout, columns=columns, time=time, asset=asset,
-            fields=fields, price_field=price_field,
-            options=ReadOptions(date_format, dayfirst),
-        )  # fmt: skip
+        return files.read_parquet(cls, source, options=options, **keywords)
 
     def to_parquet(self, path: Any) -> None:
         """Write the panel (fields, time axis, ids, exogenous, warm-up) as one Parquet file."""

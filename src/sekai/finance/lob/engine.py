@@ -1,6 +1,7 @@
 """The two order-book engines: pure-Python ``OrderBook`` and numba-compiled arrays.
 
-``"python"`` runs ``OrderBook`` and ``ZeroIntelligenceFlow`` (``book.py``), the reference;
+``"python"`` runs ``OrderBook`` (``book.py``) and ``ZeroIntelligenceFlow`` (``zi_flow.py``), the
+reference;
 ``"numba"`` runs the same rules on arrays compiled with numba (the ``numba`` extra), with
 identical order ids, fills and draws; ``"auto"`` picks numba when it is installed.
 """

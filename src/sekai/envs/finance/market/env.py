@@ -14,6 +14,7 @@ from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
 from sekai.envs.finance.market.trades import trade_mask, trade_targets
+from sekai.envs.finance.windowed.config import WindowConfig
 from sekai.envs.finance.windowed.env import RESET_OPTIONS, WindowedEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.finance.account import AccountConfig, project_weights, settle
@@ -148,18 +149,10 @@ class MarketEnv(WindowedEnv):
             data, prices = None, data
         if data is None and model is None and prices is None:
             model = default_market()
-        self._setup(
-            prices=prices,
-            data=data,
-            model=model,
-            episode_length=episode_length,
-            lookback=lookback,
-            transaction_cost=transaction_cost,
-            dt=dt,
-            reward=reward,
-            sampler=sampler,
-            capital=capital,
+        config = WindowConfig(
+            episode_length, lookback, transaction_cost, dt, reward, sampler, capital
         )
+        self._setup(prices=prices, data=data, model=model, config=config)
         self.config = AccountConfig(
             allow_short=_flag(allow_short, "allow_short"),
             max_leverage=check_float(max_leverage, "max_leverage", low=0.0, low_open=True),

@@ -2,9 +2,10 @@
 
 ``_CompiledCore`` runs zero-intelligence flow or a ``HistoricalFlow``'s replay (the days are
 prepared by ``HistoricalFlow`` itself, then replayed from a ``Tape``). Its book is
-``_array_state``'s and its traders' accounts are rows of an array that ``kernels`` change;
-after each call the env's ``_Trader`` records are brought up to date, and ``book`` is a
-``CompiledBook`` showing the compiled book as an ``OrderBook``. Imported only with numba.
+``sekai.finance.lob.compiled``'s and its traders' accounts are rows of an array that
+``kernels`` change; after each call the env's ``_Trader`` records are brought up to date,
+and ``book`` is a ``CompiledBook`` showing the compiled book as an ``OrderBook``. Imported
+only with numba.
 """
 
 from __future__ import annotations
@@ -17,14 +18,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance.order_book import kernels
+from sekai.envs.finance.order_book.config import LimitOrderBookConfig
 from sekai.envs.finance.order_book.core import Plan, _LOBSettings, _Obs, _Trader
-from sekai.finance.lob import MAX_EXPECTED_EVENTS
-from sekai.finance.lob import _array_book as arrays
-from sekai.finance.lob import _array_state as states
-from sekai.finance.lob._array_flow import flow_advance, flow_initialise
-from sekai.finance.lob._array_replay import new_tape, replay_seek
-from sekai.finance.lob.compiled_book import CompiledBook
-from sekai.finance.lob.lobster_flow import HistoricalFlow
+from sekai.finance.lob import MAX_EXPECTED_EVENTS, HistoricalFlow
+from sekai.finance.lob import compiled as compiled_lob
 
 __all__ = ["_CompiledCore"]
 
@@ -32,8 +29,8 @@ __all__ = ["_CompiledCore"]
 class _CompiledCore(_LOBSettings):
     """``_LOBCore``'s interface and results on the compiled book, for ``n_traders`` traders."""
 
-    def __init__(self, *, n_traders: int, **settings: Any) -> None:
-        super().__init__(**settings)
+    def __init__(self, config: LimitOrderBookConfig, start_step: float, n_traders: int) -> None:
+        super().__init__(config, start_step)
         flow = self.flow
         self._params = np.array(
             [
@@ -59,9 +56,9 @@ class _CompiledCore(_LOBSettings):
         self._cursor = np.zeros(3, dtype=np.int64)
         self._traders: list[_Trader] = []
         self._rng = np.random.default_rng(0)
-        self._state = states.new_state(self._rng, self._params)
+        self._state = compiled_lob.new_state(self._rng, self._params)
         self._desk = self._new_desk()
-        self._clock = states.clock_of(self._state)
+        self._clock = compiled_lob.clock_of(self._state)
         self._meta = self._state.meta
         self._flow_rate = 2 * flow.limit_rate + 2 * flow.market_rate
         self._floats = np.zeros(3, dtype=np.float64)
@@ -72,23 +69,23 @@ class _CompiledCore(_LOBSettings):
             (np.arange(self.max_trades) < count).astype(np.int8)
             for count in range(self.max_trades + 1)
         ]
-        self.book = CompiledBook(self._state)
+        self.book = compiled_lob.CompiledBook(self._state)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         for name in ("_state", "_desk", "_clock", "_meta", "book"):
             del state[name]
         state["_tapes"] = {}
-        state["_arrays"] = states.export(self._state)
+        state["_arrays"] = compiled_lob.export(self._state)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._state = states.restore(self._rng, self.__dict__.pop("_arrays"))
+        self._state = compiled_lob.restore(self._rng, self.__dict__.pop("_arrays"))
         self._desk = self._new_desk()
-        self._clock = states.clock_of(self._state)
+        self._clock = compiled_lob.clock_of(self._state)
         self._meta = self._state.meta
-        self.book = CompiledBook(self._state)
+        self.book = compiled_lob.CompiledBook(self._state)
 
     @property
     def trades(self) -> list[tuple[int, int, int]]:
@@ -115,7 +112,7 @@ class _CompiledCore(_LOBSettings):
     def _bind(self, rng: np.random.Generator) -> None:
         """Draw from ``rng`` from now on."""
         if rng is not self._rng:
-            states.set_rng(self._state, rng)
+            compiled_lob.set_rng(self._state, rng)
             self._rng = rng
 
     def _pull(self) -> None:
@@ -149,16 +146,16 @@ class _CompiledCore(_LOBSettings):
         self._bind(rng)
         self._traders = sorted(traders, key=lambda trader: trader.owner)
         if self.history is None:
-            flow_initialise(self._state, self.mid_price, 10, 3)
+            compiled_lob.flow_initialise(self._state, self.mid_price, 10, 3)
             if self.warmup > 0:
                 self.flow.check_span(0.0, self.warmup)
-                flow_advance(self._state, self.warmup)
+                compiled_lob.flow_advance(self._state, self.warmup)
         else:
             day, time_ns = self.session_start(rng)
             prepared, k, checkpoint, last = self.history.locate(day, time_ns)
             tape = self._tape()
             kernels.set_tape(self._desk, tape)
-            replay_seek(
+            compiled_lob.replay_seek(
                 self._state,
                 tape,
                 prepared.checkpoints[checkpoint],
@@ -168,7 +165,7 @@ class _CompiledCore(_LOBSettings):
                 last,
                 self.history.halted,
             )
-        self._meta[states.M_N_FILLS] = 0
+        self._meta[compiled_lob.M_N_FILLS] = 0
         self._accounts[:] = 0
         self._ring[:] = 0
         self.t0 = float(self._clock[0])
@@ -179,7 +176,7 @@ class _CompiledCore(_LOBSettings):
     @property
     def halted(self) -> bool:
         """Whether replayed trading is halted (agents' market orders are not sent)."""
-        return bool(self._meta[states.M_HALTED])
+        return bool(self._meta[compiled_lob.M_HALTED])
 
     def advance(self, rng: np.random.Generator, clock: float | Fraction) -> None:
         """Run the flow until session time ``clock``, book its fills, forget filled quotes."""
@@ -245,8 +242,8 @@ class _CompiledCore(_LOBSettings):
 
     def info(self, trader: _Trader, dt: float) -> dict[str, Any]:
         """``timestamp, mid_price, spread, inventory, cash, wealth, fills, dt``."""
-        bid = arrays.best(self._state, 1)
-        ask = arrays.best(self._state, -1)
+        bid = compiled_lob.best(self._state, 1)
+        ask = compiled_lob.best(self._state, -1)
         spread = ask - bid if bid and ask else None
         return self.info_of(trader, dt, float(self._clock[0]), self.mid(), spread)
 
@@ -329,7 +326,9 @@ def _tape_of(history: HistoricalFlow | None, day: int, book_of: dict[int, Any]) 
     if history is None or day < 0:
         none = np.zeros(0, dtype=np.int64)
         one = np.zeros(1, dtype=np.int64)
-        return new_tape(none, none, none, none, none, np.zeros((0, 6), np.int64), one, none, one)
+        return compiled_lob.new_tape(
+            none, none, none, none, none, np.zeros((0, 6), np.int64), one, none, one
+        )
     prepared = history._prepared[day]
     ids = book_of.get(day)
     if ids is None:
@@ -338,7 +337,7 @@ def _tape_of(history: HistoricalFlow | None, day: int, book_of: dict[int, Any]) 
     def as64(column: NDArray[Any], dtype: type) -> NDArray[np.int64]:
         return np.array(column, dtype=dtype, order="C")  # a writable copy: one tape type
 
-    return new_tape(
+    return compiled_lob.new_tape(
         as64(prepared.time_ns, np.int64),
         as64(prepared.event, np.int64),
         as64(prepared.size, np.int64),

@@ -2,7 +2,7 @@
 
 The background flow is ``ZeroIntelligenceFlow`` or, given ``data``, a ``HistoricalFlow``
 replaying LOBSTER messages from a start time the episode sampler picks (see
-``sekai.finance.lob.lobster_flow`` for the replay's assumptions). With ``latency > 0`` a
+``sekai.finance.lob.lobster.flow`` for the replay's assumptions). With ``latency > 0`` a
 decision is priced on the book the agent observed and reaches the book ``latency`` later.
 """
 
@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._checks import check_float, check_int
+from sekai.envs.finance.order_book.config import LimitOrderBookConfig
 from sekai.error import InvalidAction
-from sekai.finance.lob import Fill, Order, OrderBook, Side, ZeroIntelligenceFlow
-from sekai.finance.lob.lobster_flow import HistoricalFlow
+from sekai.finance.lob import Fill, HistoricalFlow, Order, OrderBook, Side, ZeroIntelligenceFlow
 from sekai.finance.sampling import EpisodeSampler, as_sampler, sample_start
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete, Space
 
@@ -64,54 +63,26 @@ class _LOBSettings:
     ``compiled._CompiledCore``'s on the numba engine; the session clock belongs to the env.
     """
 
-    def __init__(
-        self,
-        *,
-        flow: ZeroIntelligenceFlow | None,
-        data: Any,
-        sampler: Any,
-        latency: float,
-        start_step: float,
-        mid_price: int,
-        session_length: float,
-        levels: int,
-        max_quote_offset: int,
-        order_size: int,
-        max_inventory: int,
-        inventory_penalty: float,
-        max_trades: int,
-        warmup: float,
-    ) -> None:
-        self.levels = check_int(levels, "levels", low=1)
-        self.max_quote_offset = check_int(max_quote_offset, "max_quote_offset", low=1)
-        self.mid_price = check_int(
-            mid_price, "mid_price", low=2 * (self.max_quote_offset + self.levels)
-        )
-        self.order_size = check_int(order_size, "order_size", low=1)
-        self.max_inventory = check_int(max_inventory, "max_inventory", low=1)
-        self.max_trades = check_int(max_trades, "max_trades", low=1)
-        self.session_length = check_float(session_length, "session_length", low=0.0, low_open=True)
-        self.inventory_penalty = check_float(inventory_penalty, "inventory_penalty", low=0.0)
-        self.warmup = check_float(warmup, "warmup", low=0.0)
-        self.latency = check_float(latency, "latency", low=0.0)
-        if data is None:
-            if sampler is not None:
-                raise ValueError(
-                    "sampler= picks the start times of replayed sessions; it needs data= "
-                    "(LobsterData or a list of them)."
-                )
-            self.flow = ZeroIntelligenceFlow() if flow is None else flow
+    def __init__(self, config: LimitOrderBookConfig, start_step: float) -> None:
+        self.config = config
+        self.levels = config.levels
+        self.max_quote_offset = config.max_quote_offset
+        self.mid_price = config.mid_price
+        self.order_size = config.order_size
+        self.max_inventory = config.max_inventory
+        self.max_trades = config.max_trades
+        self.session_length = config.session_length
+        self.inventory_penalty = config.inventory_penalty
+        self.warmup = config.warmup
+        self.latency = config.latency
+        if config.data is None:
+            self.flow = ZeroIntelligenceFlow() if config.flow is None else config.flow
             self.history: HistoricalFlow | None = None
             self.sampler: EpisodeSampler | None = None
         else:
-            if flow is not None:
-                raise ValueError(
-                    "pass flow= (simulated order flow) or data= (replayed LOBSTER messages), "
-                    "not both."
-                )
             self.flow = ZeroIntelligenceFlow()
-            self.history = HistoricalFlow(data)
-            self.sampler = as_sampler("random" if sampler is None else sampler)
+            self.history = HistoricalFlow(config.data)
+            self.sampler = as_sampler("random" if config.sampler is None else config.sampler)
             self._step_ns = round(start_step * _NS)
             self._starts = self._start_grid()
         self.end = Fraction(self.session_length)
@@ -237,8 +208,8 @@ class _LOBSettings:
 class _LOBCore(_LOBSettings):
     """The mechanics of the LOB environments in pure Python: ``OrderBook`` and its flows."""
 
-    def __init__(self, **settings: Any) -> None:
-        super().__init__(**settings)
+    def __init__(self, config: LimitOrderBookConfig, start_step: float) -> None:
+        super().__init__(config, start_step)
         self.book = OrderBook()
         self.trades: deque[tuple[int, int, int]] = deque(maxlen=self.max_trades)
 

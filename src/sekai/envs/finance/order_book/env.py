@@ -22,6 +22,7 @@ from sekai.core.options import check_reset_options
 from sekai.core.result import MAResetResult, MAStepResult, ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, check_int, episode_ended
 from sekai.envs.finance._log import EpisodeLog
+from sekai.envs.finance.order_book.config import LimitOrderBookConfig
 from sekai.envs.finance.order_book.core import (
     BUY,
     HOLD,
@@ -35,7 +36,7 @@ from sekai.envs.finance.order_book.core import (
 )
 from sekai.error import ResetRequired
 from sekai.finance.lob import OrderBook, ZeroIntelligenceFlow
-from sekai.finance.lob.engine import Engine, resolve_engine
+from sekai.finance.lob.engine import resolve_engine
 
 if TYPE_CHECKING:
     from sekai.envs.finance.order_book.compiled import _CompiledCore
@@ -66,6 +67,9 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
     with the same results as ``"python"`` (``OrderBook``); ``"auto"`` picks numba when it is
     installed and the flow is not one of the caller's own. Under numba, ``book`` is a
     ``CompiledBook``.
+
+    Every setting but ``decision_interval`` is a field of ``LimitOrderBookConfig``: pass them
+    as keywords, or a ``config`` whose fields the keywords override.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_fps": 10}
@@ -74,44 +78,16 @@ class LimitOrderBookEnv(Env[_Obs, _Action]):
     def __init__(
         self,
         *,
-        flow: ZeroIntelligenceFlow | None = None,
-        mid_price: int = 10_000,
-        session_length: float = 300.0,
         decision_interval: float = 1.0,
-        levels: int = 5,
-        max_quote_offset: int = 5,
-        order_size: int = 1,
-        max_inventory: int = 20,
-        inventory_penalty: float = 0.01,
-        max_trades: int = 16,
-        warmup: float = 20.0,
-        data: Any = None,
-        sampler: Any = None,
-        latency: float = 0.0,
-        engine: Engine = "auto",
+        config: LimitOrderBookConfig | None = None,
+        **settings: Any,
     ) -> None:
         self.decision_interval = check_float(
             decision_interval, "decision_interval", low=0.0, low_open=True
         )
-        self.core = _make_core(
-            engine,
-            1,
-            False,
-            flow=flow,
-            data=data,
-            sampler=sampler,
-            latency=_latency(latency, self.decision_interval),
-            start_step=self.decision_interval,
-            mid_price=mid_price,
-            session_length=session_length,
-            levels=levels,
-            max_quote_offset=max_quote_offset,
-            order_size=order_size,
-            max_inventory=max_inventory,
-            inventory_penalty=inventory_penalty,
-            max_trades=max_trades,
-            warmup=warmup,
-        )
+        self.config = LimitOrderBookConfig.of(config, settings)
+        _check_latency(self.config.latency, self.decision_interval)
+        self.core = _make_core(self.config, self.decision_interval, 1, False)
         self.n_steps = math.ceil(self.core.session_length / self.decision_interval - 1e-9)
         self.observation_space = self.core.observation_space()
         self.action_space = self.core.action_space()
@@ -188,7 +164,8 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
     grid of the shortest interval, and ``latency`` must stay below the shortest interval
     shortened by the jitter; the acting agents' decisions reach the book together,
     ``latency`` after the step's clock, in name order. ``engine`` is as for
-    ``LimitOrderBookEnv``.
+    ``LimitOrderBookEnv``. The settings other than ``n_agents``, ``decision_intervals`` and
+    ``jitter`` are ``LimitOrderBookConfig``'s fields, as keywords or a ``config``.
     """
 
     def __init__(
@@ -197,44 +174,16 @@ class LimitOrderBookMarket(MultiAgentEnv[_Obs, _Action, str]):
         *,
         decision_intervals: float | Sequence[float] = 1.0,
         jitter: float = 0.0,
-        flow: ZeroIntelligenceFlow | None = None,
-        mid_price: int = 10_000,
-        session_length: float = 300.0,
-        levels: int = 5,
-        max_quote_offset: int = 5,
-        order_size: int = 1,
-        max_inventory: int = 20,
-        inventory_penalty: float = 0.01,
-        max_trades: int = 16,
-        warmup: float = 20.0,
-        data: Any = None,
-        sampler: Any = None,
-        latency: float = 0.0,
-        engine: Engine = "auto",
+        config: LimitOrderBookConfig | None = None,
+        **settings: Any,
     ) -> None:
         n = check_int(n_agents, "n_agents", low=1)
         self.decision_intervals = _intervals(decision_intervals, n)
         self.jitter = check_float(jitter, "jitter", low=0.0, high=1.0, high_open=True)
         shortest = float(self.decision_intervals.min())
-        self.core = _make_core(
-            engine,
-            n,
-            True,
-            flow=flow,
-            data=data,
-            sampler=sampler,
-            latency=_latency(latency, shortest * (1.0 - self.jitter)),
-            start_step=shortest,
-            mid_price=mid_price,
-            session_length=session_length,
-            levels=levels,
-            max_quote_offset=max_quote_offset,
-            order_size=order_size,
-            max_inventory=max_inventory,
-            inventory_penalty=inventory_penalty,
-            max_trades=max_trades,
-            warmup=warmup,
-        )
+        self.config = LimitOrderBookConfig.of(config, settings)
+        _check_latency(self.config.latency, shortest * (1.0 - self.jitter))
+        self.core = _make_core(self.config, shortest, n, True)
         self.possible_agents = [f"trader_{i}" for i in range(n)]
         self.agents: list[str] = []
         self.observation_spaces = {a: self.core.observation_space() for a in self.possible_agents}
@@ -392,26 +341,26 @@ def _intervals(value: Any, n: int) -> NDArray[np.float64]:
     )
 
 
-def _latency(value: Any, shortest: float) -> float:
-    """``latency`` checked: a real in ``[0, shortest)``, the shortest decision interval."""
-    latency = check_float(value, "latency", low=0.0)
+def _check_latency(latency: float, shortest: float) -> None:
+    """``ValueError`` unless ``latency`` is below ``shortest``, the shortest decision interval."""
     if latency >= shortest:
         raise ValueError(
             f"latency must be below the shortest time between decisions ({shortest:g}), got "
             f"{latency:g}: a decision must reach the book before the next one."
         )
-    return latency
 
 
 def _make_core(
-    engine: Any, n_traders: int, market: bool, **settings: Any
+    config: LimitOrderBookConfig, start_step: float, n_traders: int, market: bool
 ) -> _LOBCore | _CompiledCore:
     """The mechanics on the chosen engine; flows other than the built-in ones run in Python.
 
-    ``market``: for ``LimitOrderBookMarket``, whose compiled calls differ.
+    ``start_step``: the grid of replayed session starts. ``market``: for
+    ``LimitOrderBookMarket``, whose compiled calls differ.
     """
+    engine = config.engine
     chosen = resolve_engine(engine)
-    flow = settings["flow"]
+    flow = config.flow
     if chosen == "numba" and not (flow is None or type(flow) is ZeroIntelligenceFlow):
         if engine == "auto":
             chosen = "python"
@@ -421,12 +370,12 @@ def _make_core(
                 "of other types run on engine='python' (or 'auto')."
             )
     if chosen == "python":
-        return _LOBCore(**settings)
+        return _LOBCore(config, start_step)
     from sekai.envs.finance.order_book.compiled import _CompiledCore
     from sekai.envs.finance.order_book.warmup import warm_up
 
     warm_up(market)
-    return _CompiledCore(n_traders=n_traders, **settings)
+    return _CompiledCore(config, start_step, n_traders)
 
 
 class _Schedule:

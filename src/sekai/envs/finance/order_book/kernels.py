@@ -1,4 +1,4 @@
-"""The traders' side of the LOB environments as numba kernels, on ``_array_book``'s book.
+"""The traders' side of the LOB environments as numba kernels, on the compiled book.
 
 The same decisions, accounting and views as ``core._LOBCore`` with zero-intelligence flow:
 a *desk* holds the book, one row per trader in ``traders`` (inventory, cash, bid id, ask id,
@@ -16,10 +16,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from sekai.finance.lob import _array_book as ab
-from sekai.finance.lob import _array_state as st
-from sekai.finance.lob._array_flow import flow_advance
-from sekai.finance.lob._array_replay import replay_advance
+from sekai.finance.lob import compiled as compiled_lob
 
 __all__ = ["Desk", "advance", "decide", "deliver", "new_desk", "observe", "plan", "step"]
 
@@ -63,7 +60,7 @@ def _book_fills(desk: Any) -> None:
     """Remember every new fill as a trade and book it for the traders on either side."""
     book = desk.book
     meta = book.meta
-    n = meta[st.M_N_FILLS]
+    n = meta[compiled_lob.M_N_FILLS]
     fills = book.fills
     traders = desk.traders
     n_traders = traders.shape[0]
@@ -72,16 +69,16 @@ def _book_fills(desk: Any) -> None:
     capacity = trades.shape[0]
     for i in range(n):
         fill = fills[i]
-        price = fill[st.F_PRICE]
-        quantity = fill[st.F_QTY]
-        buy = fill[st.F_TAKER_SIDE] == 1
+        price = fill[compiled_lob.F_PRICE]
+        quantity = fill[compiled_lob.F_QTY]
+        buy = fill[compiled_lob.F_TAKER_SIDE] == 1
         slot = ring[R_NEXT]
         trades[slot, 0] = price
         trades[slot, 1] = quantity
         trades[slot, 2] = 1 if buy else -1
         ring[R_NEXT] = (slot + 1) % capacity
         ring[R_COUNT] = min(ring[R_COUNT] + 1, capacity)
-        maker = fill[st.F_MAKER_OWNER]
+        maker = fill[compiled_lob.F_MAKER_OWNER]
         if maker < 0 or maker >= n_traders:
             maker = -1
         if maker >= 0:
@@ -90,7 +87,7 @@ def _book_fills(desk: Any) -> None:
             change = -quantity if buy else quantity
             account[T_INVENTORY] += change
             account[T_CASH] -= change * price
-        taker = fill[st.F_TAKER_OWNER]
+        taker = fill[compiled_lob.F_TAKER_OWNER]
         if 0 <= taker < n_traders:
             account = traders[taker]
             if taker != maker:
@@ -98,7 +95,7 @@ def _book_fills(desk: Any) -> None:
             change = quantity if buy else -quantity
             account[T_INVENTORY] += change
             account[T_CASH] -= change * price
-    meta[st.M_N_FILLS] = 0
+    meta[compiled_lob.M_N_FILLS] = 0
 
 
 @njit(cache=True)
@@ -116,22 +113,22 @@ def _can_sell(desk: Any, trader: int) -> bool:
 @njit(cache=True)
 def _market(desk: Any, trader: int, choice: int) -> None:
     """A market order of ``order_size``, within the limits, cancelling the opposite quote."""
-    if choice == HOLD or desk.book.meta[st.M_HALTED]:
+    if choice == HOLD or desk.book.meta[compiled_lob.M_HALTED]:
         return
     book = desk.book
     account = desk.traders[trader]
     size = desk.config[C_ORDER_SIZE]
     if choice == BUY and _can_buy(desk, trader):
         if account[T_ASK] != 0:
-            ab.cancel(book, account[T_ASK])
+            compiled_lob.cancel(book, account[T_ASK])
             account[T_ASK] = 0
-        ab.market(book, 1, size, trader)
+        compiled_lob.market(book, 1, size, trader)
         _book_fills(desk)
     elif choice == SELL and _can_sell(desk, trader):
         if account[T_BID] != 0:
-            ab.cancel(book, account[T_BID])
+            compiled_lob.cancel(book, account[T_BID])
             account[T_BID] = 0
-        ab.market(book, -1, size, trader)
+        compiled_lob.market(book, -1, size, trader)
         _book_fills(desk)
 
 
@@ -143,20 +140,23 @@ def _reference(desk: Any, trader: int, side: int, best: int, own: int) -> int:
     if best != 0:
         if (
             own < 0
-            or orders[own, st._PRICE] != best
-            or book.levels[ab.level_of(book, side, best), st._VOLUME] != orders[own, st._QTY]
+            or orders[own, compiled_lob.O_PRICE] != best
+            or book.levels[compiled_lob.level_of(book, side, best), compiled_lob.L_VOLUME]
+            != orders[own, compiled_lob.O_QTY]
         ):
             return best
         row = 0 if side > 0 else 1
-        count = book.meta[st.M_N_BID + row]
+        count = book.meta[compiled_lob.M_N_BID + row]
         if count >= 2:
             return side * book.keys[row, count - 2]
-    opposite = ab.best(book, -side)
+    opposite = compiled_lob.best(book, -side)
     opposite_id = desk.traders[trader, T_ASK if side > 0 else T_BID]
-    own_opposite = ab.slot_of(book, opposite_id)
-    if opposite != 0 and (own_opposite < 0 or orders[own_opposite, st._PRICE] != opposite):
+    own_opposite = compiled_lob.slot_of(book, opposite_id)
+    if opposite != 0 and (
+        own_opposite < 0 or orders[own_opposite, compiled_lob.O_PRICE] != opposite
+    ):
         return opposite - 1 if side > 0 else opposite + 1
-    last = st.last_price(book)
+    last = compiled_lob.last_price(book)
     if last == 0.0:
         return desk.config[C_MID_PRICE]
     return math.floor(last) if side > 0 else math.ceil(last)
@@ -168,9 +168,9 @@ def _target(desk: Any, trader: int, side: int, level: int) -> int:
     if level == 0:
         return NONE
     book = desk.book
-    own = ab.slot_of(book, desk.traders[trader, T_BID if side > 0 else T_ASK])
-    best = ab.best(book, side)
-    if own >= 0 and level == 1 and best != 0 and book.orders[own, st._PRICE] == best:
+    own = compiled_lob.slot_of(book, desk.traders[trader, T_BID if side > 0 else T_ASK])
+    best = compiled_lob.best(book, side)
+    if own >= 0 and level == 1 and best != 0 and book.orders[own, compiled_lob.O_PRICE] == best:
         return best
     offset = 1 - level if side > 0 else level - 1
     return _reference(desk, trader, side, best, own) + offset
@@ -182,15 +182,17 @@ def _hold(desk: Any, trader: int, side: int, price: int) -> None:
     book = desk.book
     column = T_BID if side > 0 else T_ASK
     account = desk.traders[trader]
-    own = ab.slot_of(book, account[column])
+    own = compiled_lob.slot_of(book, account[column])
     if own >= 0:
-        if book.orders[own, st._PRICE] == price:
+        if book.orders[own, compiled_lob.O_PRICE] == price:
             return
-        ab.cancel(book, account[column])
+        compiled_lob.cancel(book, account[column])
     account[column] = 0
     if price == NONE:
         return
-    account[column] = ab.limit(book, side, max(price, 1), desk.config[C_ORDER_SIZE], trader)
+    account[column] = compiled_lob.limit(
+        book, side, max(price, 1), desk.config[C_ORDER_SIZE], trader
+    )
     _book_fills(desk)
 
 
@@ -228,15 +230,15 @@ def advance(desk: Any, until: float, first: int, end: int) -> None:
     """
     book = desk.book
     if desk.config[C_REPLAY]:
-        replay_advance(book, desk.tape, first, end, until)
+        compiled_lob.replay_advance(book, desk.tape, first, end, until)
     else:
-        flow_advance(book, until)
+        compiled_lob.flow_advance(book, until)
     _book_fills(desk)
     traders = desk.traders
     for trader in range(traders.shape[0]):
-        if ab.slot_of(book, traders[trader, T_BID]) < 0:
+        if compiled_lob.slot_of(book, traders[trader, T_BID]) < 0:
             traders[trader, T_BID] = 0
-        if ab.slot_of(book, traders[trader, T_ASK]) < 0:
+        if compiled_lob.slot_of(book, traders[trader, T_ASK]) < 0:
             traders[trader, T_ASK] = 0
 
 
@@ -244,14 +246,14 @@ def advance(desk: Any, until: float, first: int, end: int) -> None:
 def mid(desk: Any) -> tuple[float, bool]:
     """``(mid, exact)``: the book mid, else ``last_price`` or ``mid_price`` (``exact``: ints)."""
     book = desk.book
-    bid = ab.best(book, 1)
-    ask = ab.best(book, -1)
+    bid = compiled_lob.best(book, 1)
+    ask = compiled_lob.best(book, -1)
     if bid != 0 and ask != 0:
         return (bid + ask) / 2, False
-    last = st.last_price(book)
+    last = compiled_lob.last_price(book)
     if last == 0.0:
         return float(desk.config[C_MID_PRICE]), True
-    return last, book.meta[st.M_LAST_PRICE] != st.FRACTIONAL
+    return last, book.meta[compiled_lob.M_LAST_PRICE] != compiled_lob.FRACTIONAL
 
 
 @njit(cache=True)
@@ -269,7 +271,7 @@ def observe(desk: Any, trader: int, elapsed: float, session_length: float) -> An
     out = np.zeros(4 * levels + 3 * capacity + 6, dtype=np.float32)
     centre, _ = mid(desk)
     depth = np.zeros((4, levels), dtype=np.int64)
-    ab.depth_into(book, levels, depth)
+    compiled_lob.depth_into(book, levels, depth)
     for i in range(levels):
         row = 4 * i
         out[row] = depth[0, i] - centre if depth[0, i] > 0 else 0.0
@@ -285,15 +287,15 @@ def observe(desk: Any, trader: int, elapsed: float, session_length: float) -> An
         out[base + 3 * i + 1] = trades[slot, 1]
         out[base + 3 * i + 2] = trades[slot, 2]
     account = desk.traders[trader]
-    bid = ab.slot_of(book, account[T_BID])
-    ask = ab.slot_of(book, account[T_ASK])
+    bid = compiled_lob.slot_of(book, account[T_BID])
+    ask = compiled_lob.slot_of(book, account[T_ASK])
     base += 3 * capacity
     out[base] = account[T_INVENTORY] / config[C_MAX_INVENTORY]
     out[base + 1] = max(1.0 - elapsed / session_length, 0.0)
     out[base + 2] = 1.0 if bid >= 0 else 0.0
     out[base + 3] = 1.0 if ask >= 0 else 0.0
-    out[base + 4] = ab.queue_ahead(book, bid) if bid >= 0 else 0
-    out[base + 5] = ab.queue_ahead(book, ask) if ask >= 0 else 0
+    out[base + 4] = compiled_lob.queue_ahead(book, bid) if bid >= 0 else 0
+    out[base + 5] = compiled_lob.queue_ahead(book, ask) if ask >= 0 else 0
     return out
 
 
@@ -333,8 +335,8 @@ def step(
     after, after_exact = mid(desk)
     out = observe(desk, trader, elapsed, session_length)
     book = desk.book
-    best_bid = ab.best(book, 1)
-    best_ask = ab.best(book, -1)
+    best_bid = compiled_lob.best(book, 1)
+    best_ask = compiled_lob.best(book, -1)
     floats[0] = before
     floats[1] = after
     floats[2] = book.clock[0]

@@ -5,8 +5,8 @@ once, on a small book of its own: the book's changes and queries (``CompiledBook
 simulated flow, the replay, the steps of one trader or the decisions of several, with and
 without latency, the views, and a copy by pickling. numba compiles them then, or loads them
 from its disk cache, instead of during the first episode. While numba compiles, a progress
-bar shows on a terminal, else one notice is logged (``_compiling``). Imported only with
-numba.
+bar shows on a terminal, else one notice is logged (``sekai.finance.lob.compiled.compiling``).
+Imported only with numba.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import numpy as np
 
 from sekai.envs.finance.order_book import kernels
 from sekai.envs.finance.order_book.compiled import _CompiledCore, _tape_of
+from sekai.envs.finance.order_book.config import LimitOrderBookConfig
 from sekai.envs.finance.order_book.core import BUY, HOLD, LATE, NOW, SELL, _Trader
 from sekai.finance.lob import Side
-from sekai.finance.lob._array_replay import replay_seek
-from sekai.finance.lob._compiling import reporting
+from sekai.finance.lob import compiled as compiled_lob
 
 __all__ = ["HINT", "warm_up"]
 
@@ -36,23 +36,8 @@ class _Rehearsal:
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)
         self.traders = [_Trader(0), _Trader(1)]
-        self.core = _CompiledCore(
-            n_traders=2,
-            flow=None,
-            data=None,
-            sampler=None,
-            latency=0.0,
-            start_step=1.0,
-            mid_price=10_000,
-            session_length=10.0,
-            levels=5,
-            max_quote_offset=5,
-            order_size=1,
-            max_inventory=20,
-            inventory_penalty=0.01,
-            max_trades=16,
-            warmup=1.0,
-        )
+        config = LimitOrderBookConfig(session_length=10.0, warmup=1.0)
+        self.core = _CompiledCore(config, start_step=1.0, n_traders=2)
 
     def stages(self, market: bool) -> list[tuple[int, Callable[[], None]]]:
         """The stages in the order they run, each with its share in percent of a compile.
@@ -117,7 +102,7 @@ class _Rehearsal:
         core = self.core
         tape = _tape_of(None, -1, {})
         kernels.set_tape(core._desk, tape)
-        replay_seek(core._state, tape, np.zeros((0, 5), np.int64), 0, 0, 0.0, 0, False)
+        compiled_lob.replay_seek(core._state, tape, np.zeros((0, 5), np.int64), 0, 0, 0.0, 0, False)
 
     def copy(self) -> None:
         """A copy by pickling, as vector environments make."""
@@ -128,7 +113,7 @@ class _Rehearsal:
 def warm_up(market: bool) -> None:
     """Compile, or load from numba's cache, the engine of ``LimitOrderBookEnv``, or of
     ``LimitOrderBookMarket`` for ``market``; once each per process."""
-    with reporting("the order-book engine", 100, HINT) as advance:
+    with compiled_lob.reporting("the order-book engine", 100, HINT) as advance:
         rehearsal = _Rehearsal()
         for share, stage in rehearsal.stages(market):
             stage()

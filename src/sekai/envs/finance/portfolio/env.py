@@ -12,6 +12,7 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_int, episode_ended, random_start_option
+from sekai.envs.finance.windowed.config import WindowConfig
 from sekai.envs.finance.windowed.env import (
     row_sum,
     simulated_prices,
@@ -106,18 +107,10 @@ class PortfolioEnv(LearnableWindowedEnv):
         reward_mode: str = "realised",
         random_start: bool = False,
     ) -> None:
-        self._setup(
-            prices=prices,
-            data=data,
-            model=model,
-            episode_length=episode_length,
-            lookback=lookback,
-            transaction_cost=transaction_cost,
-            dt=dt,
-            reward=reward,
-            sampler=sampler,
-            capital=capital,
+        config = WindowConfig(
+            episode_length, lookback, transaction_cost, dt, reward, sampler, capital
         )
+        self._setup(prices=prices, data=data, model=model, config=config)
         given = None if n_assets is None else check_int(n_assets, "n_assets", low=1)
         if self._history is not None:
             n = self._history.prices.shape[1]

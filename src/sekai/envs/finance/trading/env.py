@@ -12,6 +12,7 @@ from sekai._types import SeedType
 from sekai.core.options import check_reset_options
 from sekai.core.result import ResetResult, StepResult
 from sekai.envs.finance._checks import check_float, episode_ended, random_start_option
+from sekai.envs.finance.windowed.config import WindowConfig
 from sekai.envs.finance.windowed.env import (
     real_sequence,
     simulated_prices,
@@ -112,18 +113,10 @@ class TradingEnv(LearnableWindowedEnv):
         self.mu = check_float(mu, "mu")
         self.sigma = check_float(sigma, "sigma", low=0.0)
         self.s0 = check_float(s0, "s0", low=0.0, low_open=True)
-        self._setup(
-            prices=prices,
-            data=data,
-            model=model,
-            episode_length=episode_length,
-            lookback=lookback,
-            transaction_cost=transaction_cost,
-            dt=dt,
-            reward=reward,
-            sampler=sampler,
-            capital=capital,
+        config = WindowConfig(
+            episode_length, lookback, transaction_cost, dt, reward, sampler, capital
         )
+        self._setup(prices=prices, data=data, model=model, config=config)
         if model is not None and model.n_assets != 1:
             raise ValueError(f"Trading-v0 trades one asset; the model has {model.n_assets}.")
         self._setup_learning(

@@ -17,13 +17,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core.env import Env
-from sekai.envs.finance._checks import check_float, check_int
+from sekai.envs.finance._checks import check_float
 from sekai.envs.finance._log import EpisodeLog
+from sekai.envs.finance.windowed.config import WindowConfig, cost_model_of
 from sekai.error import ResetRequired
-from sekai.finance.costs import CostModel, as_cost_model
+from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, pandas_io, row_of
 from sekai.finance.rewards import LogReturn, RewardFunction
-from sekai.finance.sampling import EpisodeSampler, as_sampler, resolve_start, sample_start
+from sekai.finance.sampling import EpisodeSampler, resolve_start, sample_start
 from sekai.finance.simulators import MarketModel
 
 __all__ = [
@@ -203,17 +204,6 @@ def _check_length(data: MarketData, window: int) -> None:
         )
 
 
-def cost_model_of(transaction_cost: Any) -> CostModel:
-    """``as_cost_model(transaction_cost)``, its errors naming the ``transaction_cost`` argument."""
-    try:
-        return as_cost_model(transaction_cost)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(
-            f"transaction_cost must be a rate (a finite number >= 0) or a CostModel, "
-            f"got {transaction_cost!r}: {exc}"
-        ) from exc
-
-
 def resolve_dt(dt: Any, *, model: MarketModel | None, history: History | None) -> float:
     """Years per step: ``dt``, else ``model.dt``, else ``1/periods_per_year``, else 1/252."""
     if dt is not None:
@@ -269,7 +259,8 @@ def simulated_prices(
 class WindowedEnv(Env[Any, Any]):
     """Base of the envs trading one price window per episode (history or simulation).
 
-    Subclasses call ``_setup`` in ``__init__`` and ``_start_episode(options)`` in ``reset``,
+    Subclasses call ``_setup`` with their ``WindowConfig`` in ``__init__`` and
+    ``_start_episode(options)`` in ``reset``,
     then fill the episode arrays from ``_path`` (``(window,)`` or ``(window, n)``).
     """
 
@@ -277,34 +268,22 @@ class WindowedEnv(Env[Any, Any]):
     #: Whether ``data`` must be a complete panel (no missing prices).
     _complete_panel = True
 
-    def _setup(
-        self,
-        *,
-        prices: Any,
-        data: Any,
-        model: Any,
-        episode_length: Any,
-        lookback: Any,
-        transaction_cost: Any,
-        dt: Any,
-        reward: Any,
-        sampler: Any,
-        capital: Any,
-    ) -> None:
-        self._episode_length = check_int(episode_length, "episode_length", low=1)
-        self._lookback = check_int(lookback, "lookback", low=1)
-        self._window = self._lookback + self._episode_length + 1
+    def _setup(self, *, prices: Any, data: Any, model: Any, config: WindowConfig) -> None:
+        """Load the market (``prices``, ``data`` or ``model``) and apply ``config``."""
+        self._episode_length = config.episode_length
+        self._lookback = config.lookback
+        self._window = config.window
         self.data, self._history = load_history(
             prices, data, model, ndim=self._ndim, window=self._window, complete=self._complete_panel
         )
         self.model: MarketModel | None = model
-        self.transaction_cost = transaction_cost
-        self.cost_model: CostModel = cost_model_of(transaction_cost)
+        self.transaction_cost = config.transaction_cost
+        self.cost_model: CostModel = config.cost_model
         check_cost_inputs(self.cost_model, self._history, self._lookback)
-        self.capital = check_float(capital, "capital", low=0.0, low_open=True)
-        self.dt = resolve_dt(dt, model=model, history=self._history)
-        self.sampler: EpisodeSampler = as_sampler(sampler)
-        self.reward_fn = LogReturn() if reward is None else reward
+        self.capital = config.capital
+        self.dt = resolve_dt(config.dt, model=model, history=self._history)
+        self.sampler: EpisodeSampler = config.sampler
+        self.reward_fn = LogReturn() if config.reward is None else config.reward
         self.elapsed_steps = 0
         self._start = 0
         self._steps = self._episode_length

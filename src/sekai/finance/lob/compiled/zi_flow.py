@@ -1,4 +1,4 @@
-"""``ZeroIntelligenceFlow`` on ``_array_book``'s compiled book, drawing as ``book.py`` does.
+"""``ZeroIntelligenceFlow`` on ``book_rules``' compiled book, drawing as ``lob/zi_flow.py`` does.
 
 The same events, in the same order, from the same ``np.random.Generator`` draws as
 ``ZeroIntelligenceFlow.initialise`` and ``advance``; the flow's parameters are the book
@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 
-from sekai.finance.lob._array_book import best, cancel, limit, market
-from sekai.finance.lob._array_state import (
+from sekai.finance.lob.compiled.book_rules import best, cancel, limit, market
+from sekai.finance.lob.compiled.book_state import (
     BACKGROUND,
     BACKGROUND_LIST,
     M_LAST_PRICE,

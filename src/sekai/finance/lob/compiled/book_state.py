@@ -1,10 +1,10 @@
 """The state of a compiled (numba) order book: NumPy arrays in one numba structref.
 
-``_array_book`` changes it with ``OrderBook``'s rules, ``_array_flow`` runs
-``ZeroIntelligenceFlow`` on it and ``_array_replay`` replays LOBSTER days into it; the state
+``book_rules`` changes it with ``OrderBook``'s rules, ``zi_flow`` runs
+``ZeroIntelligenceFlow`` on it and ``lobster_flow`` replays LOBSTER days into it; the state
 also holds the ``np.random.Generator`` the flow draws from. Imported only with numba.
 
-Layout. Orders live in slots of ``orders`` (``_ID`` .. ``_LEVEL`` columns) with their times
+Layout. Orders live in slots of ``orders`` (``O_ID`` .. ``O_LEVEL`` columns) with their times
 in ``order_time``; each price level is a doubly linked FIFO of order slots, kept in a slot of
 ``levels`` (head, tail, volume, price). Per side, ``keys`` holds ``sign * price`` of its
 levels in ascending order (the best last, as ``OrderBook`` keeps them) and ``key_level`` the
@@ -35,9 +35,9 @@ __all__ = [
 ]
 
 # Order columns.
-_ID, _SIDE, _PRICE, _QTY, _OWNER, _PREV, _NEXT, _LEVEL = range(8)
+O_ID, O_SIDE, O_PRICE, O_QTY, O_OWNER, O_PREV, O_NEXT, O_LEVEL = range(8)
 # Level columns.
-_HEAD, _TAIL, _VOLUME, _LPRICE = range(4)
+L_HEAD, L_TAIL, L_VOLUME, L_PRICE = range(4)
 # Fill columns.
 F_PRICE, F_QTY, F_MAKER, F_TAKER, F_MAKER_OWNER, F_TAKER_OWNER, F_TAKER_SIDE = range(7)
 # ``meta`` entries. ``M_LAST_PRICE`` is 0 for none and ``FRACTIONAL`` for a fractional

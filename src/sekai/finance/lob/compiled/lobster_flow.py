@@ -1,10 +1,10 @@
 """``HistoricalFlow``'s replay on a compiled book state, with numba, with its results.
 
-A *tape* holds one prepared day (``lobster_flow._Day``: the messages, the replay's
+A *tape* holds one prepared day (``lobster.flow._Day``: the messages, the replay's
 operations per message and the replay ids that executions name) and, per episode, the book
 id of each replay id and the cursor. ``seek`` lays a checkpoint and the operations after it;
 ``advance`` applies the messages up to a given one, trading with the agents' orders by the
-rules in ``lobster_flow``'s docstring. Imported only with numba.
+rules in ``lobster.flow``'s docstring. Imported only with numba.
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from sekai.finance.lob._array_book import _add_fill, cancel, place, reduce, slot_of
-from sekai.finance.lob._array_state import (
-    _ID,
-    _OWNER,
-    _PRICE,
-    _QTY,
-    _SIDE,
+from sekai.finance.lob.compiled.book_rules import _add_fill, cancel, place, reduce, slot_of
+from sekai.finance.lob.compiled.book_state import (
     AGENT_LIST,
     BACKGROUND,
     M_HALTED,
     M_LAST_PRICE,
     M_N_OWNED,
+    O_ID,
+    O_OWNER,
+    O_PRICE,
+    O_QTY,
+    O_SIDE,
     clear,
 )
 
@@ -85,13 +85,13 @@ def _fill_agents(state: Any, side: int, key: int, ahead: int, any_id: bool, size
     count = 0
     for i in range(n):
         slot = slot_of(state, ids[i])
-        order_key = side * orders[slot, _PRICE]
-        if orders[slot, _SIDE] == side and (
+        order_key = side * orders[slot, O_PRICE]
+        if orders[slot, O_SIDE] == side and (
             order_key > key or (order_key == key and (any_id or ids[i] < ahead))
         ):
             # Best price first; ids ascend, so equal prices keep their time priority.
             j = count
-            while j > 0 and side * orders[chosen[j - 1], _PRICE] < order_key:
+            while j > 0 and side * orders[chosen[j - 1], O_PRICE] < order_key:
                 chosen[j] = chosen[j - 1]
                 j -= 1
             chosen[j] = slot
@@ -99,11 +99,11 @@ def _fill_agents(state: Any, side: int, key: int, ahead: int, any_id: bool, size
     left = size
     for i in range(count):
         slot = chosen[i]
-        price = orders[slot, _PRICE]
-        quantity = orders[slot, _QTY]
-        order_id = orders[slot, _ID]
+        price = orders[slot, O_PRICE]
+        quantity = orders[slot, O_QTY]
+        order_id = orders[slot, O_ID]
         traded = min(quantity, left)
-        _add_fill(state, price, traded, order_id, 0, orders[slot, _OWNER], BACKGROUND, -side)
+        _add_fill(state, price, traded, order_id, 0, orders[slot, O_OWNER], BACKGROUND, -side)
         state.meta[M_LAST_PRICE] = price
         reduce(state, order_id, quantity - traded)
         left -= traded
@@ -130,7 +130,7 @@ def _apply(state: Any, tape: Any, first: int, last: int) -> None:
         elif kind == _REDUCE:
             order_id = book_of[replay_id]
             slot = slot_of(state, order_id)
-            if slot >= 0 and state.orders[slot, _QTY] > ops[r, 4]:
+            if slot >= 0 and state.orders[slot, O_QTY] > ops[r, 4]:
                 reduce(state, order_id, ops[r, 4])
         else:
             cancel(state, book_of[replay_id])
@@ -177,7 +177,7 @@ def replay_advance(state: Any, tape: Any, first: int, end: int, until: float) ->
             maker = tape.book_of[executed] if executed else 0
             _fill_agents(state, side, side * price, maker, event == 5, size)
             slot = slot_of(state, maker)
-            owner = state.orders[slot, _OWNER] if slot >= 0 else BACKGROUND
+            owner = state.orders[slot, O_OWNER] if slot >= 0 else BACKGROUND
             _add_fill(state, price, size, maker, 0, owner, BACKGROUND, -side)
             meta[M_LAST_PRICE] = price
         elif event == 7 and price != 0:

@@ -1,8 +1,8 @@
-"""``lobster_replay``'s reconstruction on a compiled array book (``_array_book``), with numba.
+"""``lobster.replay``'s reconstruction on a compiled array book (``book_rules``), with numba.
 
-The same rules as ``lobster_replay._Replay`` (anonymous resting volume, the per-side
+The same rules as ``lobster.replay._Replay`` (anonymous resting volume, the per-side
 frontier, volume revealed from the file's rows, halts and the checks), run on the arrays of
-``_array_state``. It only detects that a message or a row is wrong, and where: the callers
+``book_state``. It only detects that a message or a row is wrong, and where: the callers
 then replay with ``_Replay``, which raises the error it names. Two uses: ``depth_rows``
 (each row replayed and compared with the file) and ``prepare`` (``HistoricalFlow``'s day:
 every book operation, the executed ids and the checkpoints, as ``_Recorder`` keeps them).
@@ -18,16 +18,16 @@ from numba import njit, types
 from numba.experimental import structref
 from numpy.typing import NDArray
 
-from sekai.finance.lob._array_book import cancel, level_of, place, reduce, slot_of
-from sekai.finance.lob._array_state import (
-    _OWNER,
-    _PRICE,
-    _QTY,
-    _SIDE,
-    _VOLUME,
+from sekai.finance.lob.compiled.book_rules import cancel, level_of, place, reduce, slot_of
+from sekai.finance.lob.compiled.book_state import (
     BACKGROUND_LIST,
+    L_VOLUME,
     M_N_BID,
     M_N_OWNED,
+    O_OWNER,
+    O_PRICE,
+    O_QTY,
+    O_SIDE,
     new_state,
 )
 
@@ -177,10 +177,10 @@ def _keep(recon: Any) -> None:
         record = book.orders[slot_of(book, order_id)]
         out = recon.kept[row]
         out[0] = order_id
-        out[1] = record[_SIDE]
-        out[2] = record[_PRICE]
-        out[3] = record[_QTY]
-        out[4] = record[_OWNER]
+        out[1] = record[O_SIDE]
+        out[2] = record[O_PRICE]
+        out[3] = record[O_QTY]
+        out[4] = record[O_OWNER]
     meta[_N_KEPT] = need
 
 
@@ -189,7 +189,7 @@ def _keep(recon: Any) -> None:
 
 @njit(cache=True)
 def _quantity(recon: Any, order_id: int) -> int:
-    return recon.book.orders[slot_of(recon.book, order_id), _QTY]
+    return recon.book.orders[slot_of(recon.book, order_id), O_QTY]
 
 
 @njit(cache=True)
@@ -208,7 +208,7 @@ def _anonymous_at(recon: Any, side: int, price: int) -> int:
 @njit(cache=True)
 def _volume_at(recon: Any, side: int, price: int) -> int:
     level = level_of(recon.book, side, price)
-    return recon.book.levels[level, _VOLUME] if level >= 0 else 0
+    return recon.book.levels[level, L_VOLUME] if level >= 0 else 0
 
 
 @njit(cache=True)
@@ -270,9 +270,9 @@ def _apply(recon: Any, event: int, index: int, size: int, price: int, side: int)
         if not order_id:
             return _consume(recon, size, price, side)
         record = recon.book.orders[slot_of(recon.book, order_id)]
-        if record[_SIDE] != side or record[_PRICE] != price:
+        if record[O_SIDE] != side or record[O_PRICE] != price:
             return _FAIL
-        left = record[_QTY] - size
+        left = record[O_QTY] - size
         if left < 0 or size < 1 or (event == 3 and left):
             return _FAIL
         if left:
@@ -369,7 +369,7 @@ def _refresh(recon: Any, k: int, side: int) -> bool:
         if i < count:
             position = count - 1 - i
             current[i] = side * book.keys[row, position]
-            current[n + i] = book.levels[book.key_level[row, position], _VOLUME]
+            current[n + i] = book.levels[book.key_level[row, position], L_VOLUME]
         else:
             current[i] = _EMPTY_BID if side > 0 else _EMPTY_ASK
             current[n + i] = 0

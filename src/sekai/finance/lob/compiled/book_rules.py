@@ -1,6 +1,6 @@
-"""``OrderBook``'s rules on a compiled book state (``_array_state``), with numba.
+"""``OrderBook``'s rules on a compiled book state (``book_state``), with numba.
 
-The same order ids, fills and price-time priority as ``OrderBook`` (``book.py``), which stays
+The same order ids, fills and price-time priority as ``OrderBook`` (``lob/book.py``), which stays
 the pure-Python reference. Imported only with numba.
 """
 
@@ -11,19 +11,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sekai.finance.lob._array_state import (
-    _HEAD,
-    _ID,
-    _LEVEL,
-    _LPRICE,
-    _NEXT,
-    _OWNER,
-    _PREV,
-    _PRICE,
-    _QTY,
-    _SIDE,
-    _TAIL,
-    _VOLUME,
+from sekai.finance.lob.compiled.book_state import (
     AGENT_LIST,
     BACKGROUND,
     BACKGROUND_LIST,
@@ -34,6 +22,10 @@ from sekai.finance.lob._array_state import (
     F_TAKER,
     F_TAKER_OWNER,
     F_TAKER_SIDE,
+    L_HEAD,
+    L_PRICE,
+    L_TAIL,
+    L_VOLUME,
     M_LAST_PRICE,
     M_N_BID,
     M_N_FILLS,
@@ -42,6 +34,14 @@ from sekai.finance.lob._array_state import (
     M_N_ORDERS,
     M_N_OWNED,
     M_NEXT_ID,
+    O_ID,
+    O_LEVEL,
+    O_NEXT,
+    O_OWNER,
+    O_PREV,
+    O_PRICE,
+    O_QTY,
+    O_SIDE,
 )
 
 __all__ = [
@@ -190,10 +190,10 @@ def _open_level(state: Any, side: int, price: int) -> int:
     meta[M_N_LEVEL_FREE] -= 1
     level = state.level_free[meta[M_N_LEVEL_FREE]]
     record = state.levels[level]
-    record[_HEAD] = -1
-    record[_TAIL] = -1
-    record[_VOLUME] = 0
-    record[_LPRICE] = price
+    record[L_HEAD] = -1
+    record[L_TAIL] = -1
+    record[L_VOLUME] = 0
+    record[L_PRICE] = price
     if n == state.keys.shape[1]:
         _grow_keys(state)
     keys = state.keys[row]
@@ -237,23 +237,23 @@ def _rest(state: Any, order_id: int, side: int, price: int, quantity: int, owner
     slot = state.free[meta[M_N_FREE]]
     level = _open_level(state, side, price)
     record = state.orders[slot]
-    record[_ID] = order_id
-    record[_SIDE] = side
-    record[_PRICE] = price
-    record[_QTY] = quantity
-    record[_OWNER] = owner
-    record[_LEVEL] = level
-    record[_NEXT] = -1
+    record[O_ID] = order_id
+    record[O_SIDE] = side
+    record[O_PRICE] = price
+    record[O_QTY] = quantity
+    record[O_OWNER] = owner
+    record[O_LEVEL] = level
+    record[O_NEXT] = -1
     state.order_time[slot] = state.clock[0]
     head = state.levels[level]
-    tail = head[_TAIL]
-    record[_PREV] = tail
+    tail = head[L_TAIL]
+    record[O_PREV] = tail
     if tail < 0:
-        head[_HEAD] = slot
+        head[L_HEAD] = slot
     else:
-        state.orders[tail, _NEXT] = slot
-    head[_TAIL] = slot
-    head[_VOLUME] += quantity
+        state.orders[tail, O_NEXT] = slot
+    head[L_TAIL] = slot
+    head[L_VOLUME] += quantity
     _ensure_id(state, order_id)
     state.slot_of[order_id] = slot
     meta[M_N_ORDERS] += 1
@@ -267,29 +267,29 @@ def _rest(state: Any, order_id: int, side: int, price: int, quantity: int, owner
 def _remove(state: Any, slot: int) -> None:
     """Take the order in ``slot`` out of its level (closing it when empty) and the indexes."""
     record = state.orders[slot]
-    level = record[_LEVEL]
+    level = record[O_LEVEL]
     head = state.levels[level]
-    head[_VOLUME] -= record[_QTY]
-    previous = record[_PREV]
-    following = record[_NEXT]
+    head[L_VOLUME] -= record[O_QTY]
+    previous = record[O_PREV]
+    following = record[O_NEXT]
     if previous < 0:
-        head[_HEAD] = following
+        head[L_HEAD] = following
     else:
-        state.orders[previous, _NEXT] = following
+        state.orders[previous, O_NEXT] = following
     if following < 0:
-        head[_TAIL] = previous
+        head[L_TAIL] = previous
     else:
-        state.orders[following, _PREV] = previous
-    if head[_HEAD] < 0:
-        _close_level(state, record[_SIDE], record[_PRICE], level)
-    order_id = record[_ID]
+        state.orders[following, O_PREV] = previous
+    if head[L_HEAD] < 0:
+        _close_level(state, record[O_SIDE], record[O_PRICE], level)
+    order_id = record[O_ID]
     state.slot_of[order_id] = -1
-    record[_QTY] = 0
+    record[O_QTY] = 0
     meta = state.meta
     state.free[meta[M_N_FREE]] = slot
     meta[M_N_FREE] += 1
     meta[M_N_ORDERS] -= 1
-    owner = record[_OWNER]
+    owner = record[O_OWNER]
     if owner == BACKGROUND:
         _disown(state, BACKGROUND_LIST, order_id)
     elif owner >= 0:
@@ -337,21 +337,21 @@ def _match(state: Any, side: int, bound: int, quantity: int, taker: int, taker_o
         if n == 0 or state.keys[row, n - 1] < bound:
             break
         level = state.key_level[row, n - 1]
-        price = state.levels[level, _LPRICE]
+        price = state.levels[level, L_PRICE]
         while quantity > 0:
-            slot = state.levels[level, _HEAD]
+            slot = state.levels[level, L_HEAD]
             maker = orders[slot]
-            traded = min(maker[_QTY], quantity)
+            traded = min(maker[O_QTY], quantity)
             quantity -= traded
-            _add_fill(state, price, traded, maker[_ID], taker, maker[_OWNER], taker_owner, side)
-            if traded == maker[_QTY]:
-                closing = state.levels[level, _TAIL] == slot
+            _add_fill(state, price, traded, maker[O_ID], taker, maker[O_OWNER], taker_owner, side)
+            if traded == maker[O_QTY]:
+                closing = state.levels[level, L_TAIL] == slot
                 _remove(state, slot)
                 if closing:
                     break
             else:
-                maker[_QTY] -= traded
-                state.levels[level, _VOLUME] -= traded
+                maker[O_QTY] -= traded
+                state.levels[level, L_VOLUME] -= traded
         meta[M_LAST_PRICE] = price
     return quantity
 
@@ -417,8 +417,8 @@ def reduce(state: Any, order_id: int, quantity: int) -> bool:
         _remove(state, slot)
         return True
     record = state.orders[slot]
-    state.levels[record[_LEVEL], _VOLUME] -= record[_QTY] - quantity
-    record[_QTY] = quantity
+    state.levels[record[O_LEVEL], L_VOLUME] -= record[O_QTY] - quantity
+    record[O_QTY] = quantity
     return True
 
 
@@ -436,10 +436,10 @@ def best(state: Any, side: int) -> int:
 def queue_ahead(state: Any, slot: int) -> int:
     """The volume ahead of the order in ``slot`` in its level."""
     ahead = 0
-    current = state.levels[state.orders[slot, _LEVEL], _HEAD]
+    current = state.levels[state.orders[slot, O_LEVEL], L_HEAD]
     while current != slot:
-        ahead += state.orders[current, _QTY]
-        current = state.orders[current, _NEXT]
+        ahead += state.orders[current, O_QTY]
+        current = state.orders[current, O_NEXT]
     return ahead
 
 
@@ -453,7 +453,7 @@ def depth_into(state: Any, n: int, out: Any) -> None:
         for i in range(min(n, count)):
             position = count - 1 - i
             out[2 * row, i] = sign * state.keys[row, position]
-            out[2 * row + 1, i] = state.levels[state.key_level[row, position], _VOLUME]
+            out[2 * row + 1, i] = state.levels[state.key_level[row, position], L_VOLUME]
 
 
 @njit(cache=True)
@@ -470,15 +470,15 @@ def resting(state: Any) -> Any:
     for row in range(2):
         count = state.meta[M_N_BID + row]
         for position in range(count - 1, -1, -1):
-            slot = state.levels[state.key_level[row, position], _HEAD]
+            slot = state.levels[state.key_level[row, position], L_HEAD]
             while slot >= 0:
                 record = state.orders[slot]
-                rows[k, 0] = record[_ID]
-                rows[k, 1] = record[_SIDE]
-                rows[k, 2] = record[_PRICE]
-                rows[k, 3] = record[_QTY]
-                rows[k, 4] = record[_OWNER]
+                rows[k, 0] = record[O_ID]
+                rows[k, 1] = record[O_SIDE]
+                rows[k, 2] = record[O_PRICE]
+                rows[k, 3] = record[O_QTY]
+                rows[k, 4] = record[O_OWNER]
                 times[k] = state.order_time[slot]
                 k += 1
-                slot = record[_NEXT]
+                slot = record[O_NEXT]
     return rows, times

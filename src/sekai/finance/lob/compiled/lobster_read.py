@@ -1,6 +1,6 @@
 """LOBSTER files parsed and checked with numba, a chunk of lines per thread.
 
-``read_lobster``'s ``"numba"`` engine. The kernels apply the same rules as ``lobster_read``'s
+``read_lobster``'s ``"numba"`` engine. The kernels apply the same rules as ``lobster.read``'s
 NumPy checks (a little stricter: at most 18 digits in an integer cell) but only say whether a
 chunk is good; for a refused file ``read_lobster`` reads it again with NumPy, which names the
 first bad cell. So every file this path accepts gives exactly the NumPy path's arrays, and

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from sekai.finance.lob.book import OrderBook
 from sekai.finance.lob.engine import Engine
-from sekai.finance.lob.lobster_replay import Messages, depth_rows, replay
+from sekai.finance.lob.lobster.replay import Messages, depth_rows, replay
 from sekai.utils.validation import check_int
 
 __all__ = ["LobsterData", "lobster_file_name"]
@@ -185,7 +185,7 @@ class LobsterData:
         """The book replayed from the messages after each one, laid out like ``book``.
 
         It equals ``book``: ``ValueError`` names the line of the first row where the messages
-        and the file disagree (see ``sekai.finance.lob.lobster_replay`` for the rules).
+        and the file disagree (see ``sekai.finance.lob.lobster.replay`` for the rules).
         ``engine``: ``"numba"`` replays compiled (the same array and errors, several times
         faster), ``"python"`` in Python, ``"auto"`` (the default) numba when it is installed.
         """
