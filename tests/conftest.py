@@ -128,6 +128,16 @@ def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
         )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_log_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Stable-Baselines3 makes a log folder for every ``learn()``, in the system's temporary
+    folder unless ``SB3_LOGDIR`` names one: here it is pytest's, cleaned as pytest cleans."""
+    folder = tmp_path_factory.mktemp("sb3-logs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(folder))
+        yield
+
+
 @pytest.fixture
 def sigint_default() -> Iterator[None]:
     """SIGINT raises ``KeyboardInterrupt`` during the test, even where the test runner was
