@@ -28,6 +28,7 @@ import dataclasses
 import importlib.util
 import io
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -284,6 +285,7 @@ def _run_in_subprocess(page: Path) -> dict[str, Any]:
         proc = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), str(page), str(report_file)],
             cwd=cwd,
+            env={**os.environ, "TMPDIR": cwd},  # a page's temporary files go with cwd
             capture_output=True,
             text=True,
             timeout=PAGE_TIMEOUT,

@@ -201,8 +201,14 @@ if __name__ == "__main__":
 def test_parent_death(method: str, how: str, tmp_path: Path) -> None:
     script = tmp_path / "parent.py"
     script.write_text(textwrap.dedent(PARENT.format(src=str(SRC), method=method, how=how)))
+    # The parent cannot remove its temporary folder (the forkserver's socket) when killed:
+    # TMPDIR puts it in tmp_path.
     parent = subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     try:
         assert parent.stdout is not None
