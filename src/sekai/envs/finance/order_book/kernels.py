@@ -122,13 +122,13 @@ def _market(desk: Any, trader: int, choice: int) -> None:
         if account[T_ASK] != 0:
             compiled_lob.cancel(book, account[T_ASK])
             account[T_ASK] = 0
-        compiled_lob.market(book, 1, size, trader)
+        compiled_lob.market(book, compiled_lob.BID, size, trader)
         _book_fills(desk)
     elif choice == SELL and _can_sell(desk, trader):
         if account[T_BID] != 0:
             compiled_lob.cancel(book, account[T_BID])
             account[T_BID] = 0
-        compiled_lob.market(book, -1, size, trader)
+        compiled_lob.market(book, compiled_lob.ASK, size, trader)
         _book_fills(desk)
 
 
@@ -200,17 +200,17 @@ def _hold(desk: Any, trader: int, side: int, price: int) -> None:
 def decide(desk: Any, trader: int, bid_level: int, ask_level: int, choice: int) -> None:
     """``_LOBCore.decide``: the market order, then the bid and the ask quote."""
     _market(desk, trader, choice)
-    bid = _target(desk, trader, 1, bid_level if _can_buy(desk, trader) else 0)
-    _hold(desk, trader, 1, bid)
-    ask = _target(desk, trader, -1, ask_level if _can_sell(desk, trader) else 0)
-    _hold(desk, trader, -1, ask)
+    bid = _target(desk, trader, compiled_lob.BID, bid_level if _can_buy(desk, trader) else 0)
+    _hold(desk, trader, compiled_lob.BID, bid)
+    ask = _target(desk, trader, compiled_lob.ASK, ask_level if _can_sell(desk, trader) else 0)
+    _hold(desk, trader, compiled_lob.ASK, ask)
 
 
 @njit(cache=True)
 def plan(desk: Any, trader: int, bid_level: int, ask_level: int) -> tuple[int, int]:
     """``_LOBCore.plan``'s prices: ``(bid, ask)``, ``NONE`` when not quoting."""
-    bid = _target(desk, trader, 1, bid_level if _can_buy(desk, trader) else 0)
-    ask = _target(desk, trader, -1, ask_level if _can_sell(desk, trader) else 0)
+    bid = _target(desk, trader, compiled_lob.BID, bid_level if _can_buy(desk, trader) else 0)
+    ask = _target(desk, trader, compiled_lob.ASK, ask_level if _can_sell(desk, trader) else 0)
     return bid, ask
 
 
@@ -218,8 +218,8 @@ def plan(desk: Any, trader: int, bid_level: int, ask_level: int) -> tuple[int, i
 def deliver(desk: Any, trader: int, choice: int, bid: int, ask: int) -> None:
     """``_LOBCore.deliver``: limits checked again on the inventory it finds."""
     _market(desk, trader, choice)
-    _hold(desk, trader, 1, bid if _can_buy(desk, trader) else NONE)
-    _hold(desk, trader, -1, ask if _can_sell(desk, trader) else NONE)
+    _hold(desk, trader, compiled_lob.BID, bid if _can_buy(desk, trader) else NONE)
+    _hold(desk, trader, compiled_lob.ASK, ask if _can_sell(desk, trader) else NONE)
 
 
 @njit(cache=True)
@@ -246,8 +246,8 @@ def advance(desk: Any, until: float, first: int, end: int) -> None:
 def mid(desk: Any) -> tuple[float, bool]:
     """``(mid, exact)``: the book mid, else ``last_price`` or ``mid_price`` (``exact``: ints)."""
     book = desk.book
-    bid = compiled_lob.best(book, 1)
-    ask = compiled_lob.best(book, -1)
+    bid = compiled_lob.best(book, compiled_lob.BID)
+    ask = compiled_lob.best(book, compiled_lob.ASK)
     if bid != 0 and ask != 0:
         return (bid + ask) / 2, False
     last = compiled_lob.last_price(book)
@@ -335,8 +335,8 @@ def step(
     after, after_exact = mid(desk)
     out = observe(desk, trader, elapsed, session_length)
     book = desk.book
-    best_bid = compiled_lob.best(book, 1)
-    best_ask = compiled_lob.best(book, -1)
+    best_bid = compiled_lob.best(book, compiled_lob.BID)
+    best_ask = compiled_lob.best(book, compiled_lob.ASK)
     floats[0] = before
     floats[1] = after
     floats[2] = book.clock[0]

@@ -23,6 +23,8 @@ from sekai.finance.lob.compiled.book_rules import (
     slot_of,
 )
 from sekai.finance.lob.compiled.book_state import (
+    ASK,
+    BID,
     F_MAKER_OWNER,
     F_PRICE,
     F_QTY,
@@ -48,6 +50,8 @@ from sekai.finance.lob.compiled.lobster_flow import new_tape, replay_advance, re
 from sekai.finance.lob.compiled.zi_flow import flow_advance, flow_initialise
 
 __all__ = [
+    "ASK",
+    "BID",
     "FRACTIONAL",
     "F_MAKER_OWNER",
     "F_PRICE",

@@ -58,7 +58,7 @@ __all__ = [
     "slot_of",
 ]
 
-_NO_BOUND = np.iinfo(np.int64).min
+_NO_BOUND = np.int64(np.iinfo(np.int64).min)
 
 
 # -- storage -------------------------------------------------------------------------------

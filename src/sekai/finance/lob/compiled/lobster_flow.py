@@ -22,6 +22,7 @@ from sekai.finance.lob.compiled.book_state import (
     M_HALTED,
     M_LAST_PRICE,
     M_N_OWNED,
+    NO_ORDER,
     O_ID,
     O_OWNER,
     O_PRICE,
@@ -70,7 +71,9 @@ def new_tape(
 
 
 @njit(cache=True)
-def _fill_agents(state: Any, side: int, key: int, ahead: int, any_id: bool, size: int) -> int:
+def _fill_agents(
+    state: Any, side: int, key: int, ahead: int, any_id: bool | np.bool_, size: int
+) -> int:
     """Fill agent orders on ``side`` with priority over ``(key, ahead)``; returns shares.
 
     Eligible: ``side * price > key``, or ``== key`` with an id below ``ahead`` (any id when
@@ -103,7 +106,9 @@ def _fill_agents(state: Any, side: int, key: int, ahead: int, any_id: bool, size
         quantity = orders[slot, O_QTY]
         order_id = orders[slot, O_ID]
         traded = min(quantity, left)
-        _add_fill(state, price, traded, order_id, 0, orders[slot, O_OWNER], BACKGROUND, -side)
+        _add_fill(
+            state, price, traded, order_id, NO_ORDER, orders[slot, O_OWNER], BACKGROUND, -side
+        )
         state.meta[M_LAST_PRICE] = price
         reduce(state, order_id, quantity - traded)
         left -= traded
@@ -124,7 +129,7 @@ def _apply(state: Any, tape: Any, first: int, last: int) -> None:
             side = ops[r, 2]
             price = ops[r, 3]
             quantity = ops[r, 4]
-            crossed = _fill_agents(state, -side, -side * price, 0, True, quantity)
+            crossed = _fill_agents(state, -side, -side * price, NO_ORDER, np.True_, quantity)
             left = quantity - crossed
             book_of[replay_id] = place(state, side, price, left, ops[r, 5]) if left else 0
         elif kind == _REDUCE:
@@ -178,7 +183,7 @@ def replay_advance(state: Any, tape: Any, first: int, end: int, until: float) ->
             _fill_agents(state, side, side * price, maker, event == 5, size)
             slot = slot_of(state, maker)
             owner = state.orders[slot, O_OWNER] if slot >= 0 else BACKGROUND
-            _add_fill(state, price, size, maker, 0, owner, BACKGROUND, -side)
+            _add_fill(state, price, size, maker, NO_ORDER, owner, BACKGROUND, -side)
             meta[M_LAST_PRICE] = price
         elif event == 7 and price != 0:
             meta[M_HALTED] = 1 if price < 0 else 0

@@ -16,8 +16,10 @@ from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 
 from sekai.finance.lob.compiled.book_rules import best, cancel, limit, market
 from sekai.finance.lob.compiled.book_state import (
+    ASK,
     BACKGROUND,
     BACKGROUND_LIST,
+    BID,
     M_LAST_PRICE,
     M_N_ASK,
     M_N_BID,
@@ -70,14 +72,14 @@ def _draw_offset(state: Any) -> int:
 def _flow_place(state: Any, side: int) -> None:
     """One background limit order on ``side``: offset drawn first, then size."""
     if side > 0:
-        ref = best(state, -1)
+        ref = best(state, ASK)
         if ref == 0:
-            bid = best(state, 1)
+            bid = best(state, BID)
             ref = bid + 1 if bid != 0 else int(last_price(state))
     else:
-        ref = best(state, 1)
+        ref = best(state, BID)
         if ref == 0:
-            ask = best(state, -1)
+            ask = best(state, ASK)
             ref = ask - 1 if ask != 0 else int(last_price(state))
     k = _draw_offset(state)
     price = max(ref - k, 1) if side > 0 else ref + k
@@ -91,8 +93,8 @@ def flow_initialise(state: Any, mid: int, levels: int, orders_per_level: int) ->
     state.meta[M_LAST_PRICE] = mid
     for d in range(1, levels + 1):
         for _ in range(orders_per_level):
-            limit(state, 1, max(mid - d, 1), _draw_size(state), BACKGROUND)
-            limit(state, -1, mid + d, _draw_size(state), BACKGROUND)
+            limit(state, BID, max(mid - d, 1), _draw_size(state), BACKGROUND)
+            limit(state, ASK, mid + d, _draw_size(state), BACKGROUND)
 
 
 @njit(cache=True)
@@ -120,9 +122,9 @@ def flow_advance(state: Any, end: float) -> None:
         elif u < flow_rate:
             if u < buys:
                 if meta[M_N_ASK] > 0:
-                    market(state, 1, _draw_size(state), BACKGROUND)
+                    market(state, BID, _draw_size(state), BACKGROUND)
             elif meta[M_N_BID] > 0:
-                market(state, -1, _draw_size(state), BACKGROUND)
+                market(state, ASK, _draw_size(state), BACKGROUND)
         else:
             index = _draw_index(state, n_background)
             cancel(state, state.owned[BACKGROUND_LIST, index])
