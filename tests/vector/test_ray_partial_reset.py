@@ -4,6 +4,7 @@ slices, as on ``ProcVecEnv`` (``test_partial_reset``)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 
 import cloudpickle
@@ -14,7 +15,14 @@ import pytest
 ray = pytest.importorskip("ray")
 
 import ray_helpers as helpers  # noqa: E402
-from test_partial_reset import ZEROS, check_bad_masks, mask, script, toy_fns  # noqa: E402
+from test_partial_reset import (  # noqa: E402
+    ZEROS,
+    check_bad_masks,
+    check_unselected_seeds_ignored,
+    mask,
+    script,
+    toy_fns,
+)
 
 import sekai  # noqa: E402
 from sekai.error import ResetRequired  # noqa: E402
@@ -42,14 +50,7 @@ def test_groups_reset_the_selected_sub_envs_as_sync_does(num_workers: int) -> No
 
 
 def test_seeds_of_unselected_sub_envs_are_ignored() -> None:
-    with RayVecEnv(toy_fns(), num_workers=2) as vec, RayVecEnv(toy_fns(), num_workers=2) as twin:
-        vec.reset(seed=0)
-        twin.reset(seed=1)
-        selected = mask(False, True, False)
-        a = vec.reset(seed=[1, 2, 3], options={"reset_mask": selected})
-        b = twin.reset(seed=[7, 2, None], options={"reset_mask": selected})
-        np.testing.assert_array_equal(a.observations[1], b.observations[1])
-        assert not np.array_equal(a.observations[0], b.observations[0])
+    check_unselected_seeds_ignored(functools.partial(RayVecEnv, num_workers=2))
 
 
 def test_bad_masks_and_a_mask_before_the_first_reset() -> None:
