@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+import cloudpickle
 import numpy as np
 import pytest
 
 import sekai
 from sekai.testing import CONFORMANCE_CHECKS, conformance_tests
+
+# The Ray workers may belong to a Ray that another test module started without this folder on
+# their path: this module's envs travel to them by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 class Walk(sekai.Env):
