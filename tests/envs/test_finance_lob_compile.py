@@ -11,6 +11,7 @@ import io
 import json
 import logging
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -271,3 +272,45 @@ def test_one_process_of_an_installation_compiles_at_a_time() -> None:
         assert thread.is_alive() and not done.is_set()  # waiting for the lock
     thread.join(10)
     assert done.is_set()
+
+
+def test_a_cache_written_by_another_sekai_is_named_with_its_remedy(tmp_path: Path) -> None:
+    """numba unpickles a cache index before it checks that the index fits the source: an index
+    that names a module of an older sekai raised ``ModuleNotFoundError`` from deep in numba."""
+    (tmp_path / "kern.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
+    )
+    cache = tmp_path / "numba"
+    run = "import kern\nfrom sekai.finance.lob.compiled.compiling import reporting\n"
+    run += "with reporting('the test kernel', 1):\n    print(kern.twice(3))\n"
+    src = str(Path(sekai.__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": src}
+
+    def python() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", run], env=env, cwd=tmp_path, capture_output=True, text=True
+        )
+
+    assert python().stdout == "6\n"  # compiled and cached
+    (index,) = cache.rglob("kern.twice-*.nbi")
+    with open(index, "rb") as file:
+        version = pickle.load(file)
+    with open(index, "wb") as file:  # numba's layout: its version, then (stamp, overloads)
+        pickle.dump(version, file)
+        file.write(b"csekai.finance.lob._gone\nThing\n.")  # a pickle naming a module now gone
+    failed = python()
+    assert failed.returncode == 1
+    assert failed.stderr.strip().splitlines()[-1] == (
+        "RuntimeError: numba could not load the test kernel from its disk cache: the cache "
+        "names the module sekai.finance.lob._gone, which this sekai does not have, so another "
+        f"version of sekai wrote it. Delete numba's cache files (*.nbi and *.nbc) in {cache} "
+        "(NUMBA_CACHE_DIR), or point NUMBA_CACHE_DIR at an empty folder; numba then compiles "
+        "afresh."
+    )
+    assert "ModuleNotFoundError: No module named 'sekai.finance.lob._gone'" in failed.stderr
+
+
+def test_a_missing_module_of_another_package_is_not_taken_for_a_stale_cache() -> None:
+    missing = pytest.raises(ModuleNotFoundError, match="not_a_module_of_any_package")
+    with missing, reporting("nothing", 1):
+        import not_a_module_of_any_package  # noqa: F401

@@ -56,6 +56,22 @@ def _one_process_at_a_time() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+_STALE_CACHE = (
+    "numba could not load {what} from its disk cache: the cache names the module {module}, "
+    "which this sekai does not have, so another version of sekai wrote it. Delete numba's "
+    "cache files (*.nbi and *.nbc) in {where}, or point NUMBA_CACHE_DIR at an empty folder; "
+    "numba then compiles afresh."
+)
+
+
+def _cache_places() -> str:
+    """Where numba keeps the caches of sekai's compiled functions, in words."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if folder:
+        return f"{folder} (NUMBA_CACHE_DIR)"
+    return f"the __pycache__ folders under {Path(__file__).parents[3]}"
+
+
 class _Watch(event.Listener):
     """Counts the units done and reports numba's first compile in the block."""
 
@@ -102,6 +118,12 @@ def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int],
     try:
         with _one_process_at_a_time(), event.install_listener("numba:compile", watch):
             yield watch.advance
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("sekai."):
+            raise
+        raise RuntimeError(
+            _STALE_CACHE.format(what=what, module=exc.name, where=_cache_places())
+        ) from exc
     finally:
         if watch.bar is not None:
             watch.bar.close()
