@@ -48,6 +48,9 @@ M_NEXT_ID, M_N_BID, M_N_ASK, M_N_OWNED, M_N_FREE, M_N_LEVEL_FREE = 0, 1, 2, 3, 5
 M_LAST_PRICE, M_N_ORDERS, M_N_FILLS, M_HALTED = 7, 8, 9, 10
 _N_META = 11
 FRACTIONAL = -1
+# The constants that compiled code passes to other compiled functions are numpy scalars, not
+# ints: numba types an int constant as a literal and compiles the callee (and all it calls)
+# once more for every literal value it is given, which more than doubled the first compile.
 BACKGROUND_LIST, AGENT_LIST = np.int64(0), np.int64(1)
 # ``params`` entries: the flow's parameters.
 P_LIMIT, P_MARKET, P_CANCEL, P_MAX_OFFSET, P_DECAY, P_MEAN_SIZE = range(6)
@@ -56,9 +59,6 @@ BACKGROUND = np.int64(-1)
 BID, ASK = np.int64(1), np.int64(-1)
 NO_ORDER = np.int64(0)
 """The id that names no order (as the taker of a recorded execution)."""
-# The constants that compiled code passes to other compiled functions are numpy scalars, not
-# ints: numba types an int constant as a literal and compiles the callee (and all it calls)
-# once more for every literal value it is given, which more than doubled the first compile.
 
 
 @structref.register
