@@ -5,13 +5,19 @@ Every test runs inside ``no_leftovers``: the ``ProcVecEnv`` workers, shared-memo
 pass or fail, so that one failure never cascades into the tests after it. A test that passed
 but left something running fails its teardown, naming what it left.
 
-Ray: each test process starts one local Ray the first time a test needs it (the Ray tests'
-``local_ray``) and shuts it down when the session ends; tests that need Ray stopped use
+Ray: each test process starts one local Ray the first time a module that needs it starts
+(``local_ray``) and shuts it down when the session ends; tests that need Ray stopped use
 ``ray_stopped``.
+
+Bytecode: the suite starts several hundred Python processes (its test processes, Ray actors,
+``ProcVecEnv`` workers, command-line runs). Where the environment turns bytecode off
+(``PYTHONDONTWRITEBYTECODE``), each of them compiled every module of sekai and of the tests
+from source again; the suite writes bytecode all the same (``pytest_configure``).
 """
 
 from __future__ import annotations
 
+import compileall
 import functools
 import multiprocessing
 import os
@@ -24,6 +30,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+import sekai
 from sekai.finance.lob import engine as engines
 
 settings.register_profile("sekai", deadline=None)
@@ -147,6 +154,26 @@ def sigint_default() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Write bytecode, here and, compiled once before the test processes start, for sekai."""
+    sys.dont_write_bytecode = False
+    if not hasattr(config, "workerinput"):  # the main process, not a pytest-xdist worker
+        compileall.compile_dir(Path(sekai.__file__).parent, quiet=2)
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Any:
+    """This process's local Ray of 2 CPUs (None where Ray is not installed): started by the
+    first module that uses it, shared by the later ones, shut down when the session ends."""
+    try:
+        import ray
+    except ImportError:
+        return None
+    if not ray.is_initialized():
+        ray.init(num_cpus=2)
+    return ray
 
 
 @pytest.fixture

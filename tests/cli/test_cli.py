@@ -140,6 +140,7 @@ def test_bench_sync_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and match is not None and match["label"] == "SyncVecEnv x3"
 
 
+@pytest.mark.usefixtures("local_ray")
 def test_bench_ray_mode(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("ray")
     argv = ("bench", "CartPole-v1", "--mode", "ray", "--workers", "2", "--num-envs", "4")

@@ -15,22 +15,11 @@ from typing import Any
 import cloudpickle
 import numpy as np
 import proc_toy_envs as toys
-import pytest
 
 import sekai
 from sekai.testing import assert_trees_equal
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Any:
-    """This process's local Ray of 2 CPUs: started by the first module that needs it, shared
-    by the later ones, shut down at the end of the session (``tests/conftest.py``)."""
-    ray = pytest.importorskip("ray")
-    if not ray.is_initialized():
-        ray.init(num_cpus=2)
-    return ray
 
 
 class PidEnv(toys.ToyEnv):

@@ -14,7 +14,6 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-import ray_helpers as helpers  # noqa: E402
 from test_partial_reset import (  # noqa: E402
     ZEROS,
     check_bad_masks,
@@ -31,7 +30,7 @@ from sekai.utils.seeding import make_seed_sequence  # noqa: E402
 from sekai.vector import RayVecEnv, SyncVecEnv  # noqa: E402
 
 deadline = toys.deadline  # autouse
-local_ray = helpers.local_ray  # autouse, module scope
+pytestmark = pytest.mark.usefixtures("local_ray")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 

@@ -21,7 +21,7 @@ from sekai.testing import assert_trees_equal  # noqa: E402
 from sekai.vector import RayVecEnv, VecEnv  # noqa: E402
 
 deadline = toys.deadline  # autouse
-local_ray = helpers.local_ray  # autouse, module scope
+pytestmark = pytest.mark.usefixtures("local_ray")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 PIDS: set[int] = set()

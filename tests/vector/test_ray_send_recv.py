@@ -23,7 +23,7 @@ from sekai.vector import RayVecEnv, SyncVecEnv  # noqa: E402
 
 ToyEnv = toys.ToyEnv
 deadline = toys.deadline  # autouse
-local_ray = helpers.local_ray  # autouse, module scope
+pytestmark = pytest.mark.usefixtures("local_ray")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
