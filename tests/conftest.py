@@ -6,8 +6,7 @@ pass or fail, so that one failure never cascades into the tests after it. A test
 but left something running fails its teardown, naming what it left.
 
 Ray: each test process starts one local Ray the first time a module that needs it starts
-(``local_ray``) and shuts it down when the session ends; tests that need Ray stopped use
-``ray_stopped``.
+(``local_ray``) and shuts it down when the session ends.
 
 Bytecode: the suite starts several hundred Python processes (its test processes, Ray actors,
 ``ProcVecEnv`` workers, command-line runs). Where the environment turns bytecode off
@@ -174,14 +173,6 @@ def local_ray() -> Any:
     if not ray.is_initialized():
         ray.init(num_cpus=2)
     return ray
-
-
-@pytest.fixture
-def ray_stopped() -> None:
-    """No Ray running in this process when the test starts (the shared one is shut down)."""
-    ray = sys.modules.get("ray")
-    if ray is not None and ray.is_initialized():
-        ray.shutdown()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

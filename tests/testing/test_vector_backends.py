@@ -88,6 +88,16 @@ class LeakyWalkVecEnv(WalkVecEnv):
         )
 
 
+class SteadyVecEnv(WalkVecEnv):
+    """Draws nothing from its generator and ignores the actions: its rollouts are the same
+    whatever the seed."""
+
+    def _step(self, actions: Any) -> Any:
+        self.x += 0.75
+        done = np.abs(self.x) > 3
+        return self.x.copy(), done, np.zeros(self.num_envs, bool), {"x": self.x.copy()}
+
+
 class BadInfoVecEnv(WalkVecEnv):
     def _step(self, actions: Any) -> Any:
         rewards, done, truncated, info = super()._step(actions)
@@ -122,6 +132,18 @@ def test_checker_compares_native_structure_and_contract() -> None:
     assert len(problems) == 1 and "frozen sub-env" in problems[0]
 
 
+def test_checker_compares_a_native_env_whose_rollouts_ignore_the_seed_value_for_value() -> None:
+    # A random native env is compared in structure only: its values differ from sync's.
+    assert check_vector_backends(Walk, native=WalkVecEnv, backends=("sync", "native")) == []
+    # One whose rollouts do not depend on the seed is compared value for value.
+    for autoreset in (True, False):
+        problems = check_vector_backends(
+            Walk, native=SteadyVecEnv, backends=("sync", "native"), autoreset=autoreset
+        )
+        assert len(problems) == 1
+        assert problems[0].startswith(f"[sync vs native, autoreset={autoreset}] step #1.1: ")
+
+
 def test_checker_reports_exceptions_and_rejects_bad_arguments() -> None:
     def broken() -> sekai.Env:
         raise RuntimeError("cannot build")
@@ -136,20 +158,22 @@ def test_checker_reports_exceptions_and_rejects_bad_arguments() -> None:
         check_vector_backends("CartPole-v1", backends=("native",))
 
 
-@pytest.mark.usefixtures("ray_stopped")
-def test_checker_runs_ray_while_connected_and_compares_native_slices_in_structure() -> None:
+@pytest.mark.usefixtures("local_ray")
+def test_checker_runs_ray_while_connected_and_compares_native_slices_in_structure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     ray = pytest.importorskip("ray")
-    assert "ray" not in _resolve_backends(Walk, None, None)
-    ray.init(num_cpus=2)
-    try:
-        local = ["sync", "async", "proc", "proc_no_shm"]
-        assert _resolve_backends(Walk, None, None) == [*local, "ray"]
-        kwargs: dict[str, Any] = {"backends": ("sync", "ray"), "ray_kwargs": {"num_workers": 2}}
-        assert check_vector_backends(Walk, **kwargs) == []
-        problems = check_vector_backends(RemoteBiased, autoreset=True, **kwargs)
-        assert len(problems) == 1
-        assert problems[0].startswith("[sync vs ray, autoreset=True] step #1.1: rewards: ")
-        cut = {"max_episode_steps": 5}
-        assert check_vector_backends("Portfolio-v0", n_steps=8, env_kwargs=cut, **kwargs) == []
-    finally:
-        ray.shutdown()
+    local = ["sync", "async", "proc", "proc_no_shm"]
+    assert _resolve_backends(Walk, None, None) == [*local, "ray"]
+    with monkeypatch.context() as patch:
+        patch.setattr(ray, "is_initialized", lambda: False)  # imported, not connected
+        assert _resolve_backends(Walk, None, None) == local
+        patch.delitem(sys.modules, "ray")  # not even imported
+        assert _resolve_backends(Walk, None, None) == local
+    kwargs: dict[str, Any] = {"backends": ("sync", "ray"), "ray_kwargs": {"num_workers": 2}}
+    assert check_vector_backends(Walk, **kwargs) == []
+    problems = check_vector_backends(RemoteBiased, autoreset=True, **kwargs)
+    assert len(problems) == 1
+    assert problems[0].startswith("[sync vs ray, autoreset=True] step #1.1: rewards: ")
+    cut = {"max_episode_steps": 5}
+    assert check_vector_backends("Portfolio-v0", n_steps=8, env_kwargs=cut, **kwargs) == []
