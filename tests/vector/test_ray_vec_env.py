@@ -175,6 +175,7 @@ def test_dict_actions() -> None:
 
 
 def test_bad_action_batches(toyvec: RayVecEnv) -> None:
+    toyvec.reset(seed=0)  # the module's env: where the other tests left it
     with pytest.raises(ValueError, match="num_envs=3"):
         toyvec.step(np.zeros(2, int))
     with pytest.raises(ValueError, match="num_envs=3"):
