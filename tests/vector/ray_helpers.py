@@ -1,4 +1,4 @@
-"""Fixtures, envs and checks shared by the RayVecEnv tests.
+"""Envs and checks shared by the RayVecEnv tests (their Ray: ``local_ray``, tests/conftest.py).
 
 The test modules import it as ``ray_helpers`` (pytest puts this folder on ``sys.path``); like
 ``proc_toy_envs`` it registers itself with cloudpickle, so that its classes travel to the Ray
