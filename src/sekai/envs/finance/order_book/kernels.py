@@ -344,5 +344,6 @@ def step(
     ints[1] = after_exact
     ints[2] = best_ask - best_bid if best_bid != 0 and best_ask != 0 else 0
     ints[3] = desk.ring[R_COUNT]
-    ints[4:9] = account
+    for column in range(account.shape[0]):  # not ints[4:9] = account: see copy_head
+        ints[4 + column] = account[column]
     return out

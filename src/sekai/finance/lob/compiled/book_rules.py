@@ -42,6 +42,7 @@ from sekai.finance.lob.compiled.book_state import (
     O_PRICE,
     O_QTY,
     O_SIDE,
+    copy_head,
 )
 
 __all__ = [
@@ -68,7 +69,7 @@ _NO_BOUND = np.int64(np.iinfo(np.int64).min)
 def _free_list(old: int) -> Any:
     """The free list after doubling ``old`` slots: the new ones, the lowest on top."""
     free = np.empty(2 * old, dtype=np.int64)
-    free[:old] = np.arange(2 * old - 1, old - 1, -1)
+    copy_head(free, np.arange(2 * old - 1, old - 1, -1))
     return free
 
 
@@ -76,10 +77,10 @@ def _free_list(old: int) -> Any:
 def _grow_orders(state: Any) -> None:
     old = state.orders.shape[0]
     orders = np.zeros((2 * old, 8), dtype=np.int64)
-    orders[:old] = state.orders
+    copy_head(orders, state.orders)
     state.orders = orders
     times = np.zeros(2 * old, dtype=np.float64)
-    times[:old] = state.order_time
+    copy_head(times, state.order_time)
     state.order_time = times
     state.free = _free_list(old)
     state.meta[M_N_FREE] = old
@@ -89,7 +90,7 @@ def _grow_orders(state: Any) -> None:
 def _grow_levels(state: Any) -> None:
     old = state.levels.shape[0]
     levels = np.zeros((2 * old, 4), dtype=np.int64)
-    levels[:old] = state.levels
+    copy_head(levels, state.levels)
     state.levels = levels
     state.level_free = _free_list(old)
     state.meta[M_N_LEVEL_FREE] = old
@@ -99,10 +100,10 @@ def _grow_levels(state: Any) -> None:
 def _grow_keys(state: Any) -> None:
     old = state.keys.shape[1]
     keys = np.zeros((2, 2 * old), dtype=np.int64)
-    keys[:, :old] = state.keys
+    copy_head(keys, state.keys)
     state.keys = keys
     key_level = np.zeros((2, 2 * old), dtype=np.int64)
-    key_level[:, :old] = state.key_level
+    copy_head(key_level, state.key_level)
     state.key_level = key_level
 
 
@@ -110,7 +111,7 @@ def _grow_keys(state: Any) -> None:
 def _ensure_id(state: Any, order_id: int) -> None:
     if order_id >= state.slot_of.shape[0]:
         slot_of = np.full(2 * order_id, -1, dtype=np.int64)
-        slot_of[: state.slot_of.shape[0]] = state.slot_of
+        copy_head(slot_of, state.slot_of)
         state.slot_of = slot_of
 
 
@@ -129,10 +130,10 @@ def _add_fill(
     n = meta[M_N_FILLS]
     if n == state.fills.shape[0]:
         fills = np.zeros((2 * n, 7), dtype=np.int64)
-        fills[:n] = state.fills
+        copy_head(fills, state.fills)
         state.fills = fills
         times = np.zeros(2 * n, dtype=np.float64)
-        times[:n] = state.fill_time
+        copy_head(times, state.fill_time)
         state.fill_time = times
     row = state.fills[n]
     row[F_PRICE] = price
@@ -302,7 +303,7 @@ def _own(state: Any, which: int, order_id: int) -> None:
     n = state.meta[M_N_OWNED + which]
     if n == state.owned.shape[1]:
         owned = np.zeros((2, 2 * n), dtype=np.int64)
-        owned[:, :n] = state.owned
+        copy_head(owned, state.owned)
         state.owned = owned
     state.owned[which, n] = order_id
     state.meta[M_N_OWNED + which] = n + 1

@@ -111,7 +111,7 @@ def reporting(what: str, total: int, hint: str = "") -> Iterator[Callable[[int],
     process that shares numba's cache runs such a block.
     """
     notice = (
-        f"sekai: numba is compiling {what} (about a minute, once: numba caches it on disk "
+        f"sekai: numba is compiling {what} (about half a minute, once: numba caches it on disk "
         f"for later runs{hint})."
     )
     watch = _Watch(what, total, notice)

@@ -28,6 +28,7 @@ from sekai.finance.lob.compiled.book_state import (
     O_PRICE,
     O_QTY,
     O_SIDE,
+    copy_head,
     new_state,
 )
 
@@ -110,7 +111,7 @@ def _record(
     n = meta[_N_OPS]
     if n == recon.ops.shape[0]:
         ops = np.zeros((2 * n, 6), dtype=np.int64)
-        ops[:n] = recon.ops
+        copy_head(ops, recon.ops)
         recon.ops = ops
     row = recon.ops[n]
     row[0] = kind
@@ -163,7 +164,7 @@ def _keep(recon: Any) -> None:
     need = n + n_listed + anonymous.shape[0]
     if need > recon.kept.shape[0]:
         kept = np.zeros((max(need, 2 * recon.kept.shape[0]), 5), dtype=np.int64)
-        kept[:n] = recon.kept[:n]
+        copy_head(kept, recon.kept[:n])
         recon.kept = kept
     i = 0
     j = 0
@@ -228,7 +229,7 @@ def _set_anonymous(recon: Any, side: int, price: int, volume: int) -> bool:
         book = recon.book
         if recon.anonymous.shape[0] < book.levels.shape[0]:
             anonymous = np.zeros(book.levels.shape[0], dtype=np.int64)
-            anonymous[: recon.anonymous.shape[0]] = recon.anonymous
+            copy_head(anonymous, recon.anonymous)
             recon.anonymous = anonymous
         recon.anonymous[level_of(book, side, price)] = order_id
     return True
