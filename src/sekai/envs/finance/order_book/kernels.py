@@ -344,6 +344,5 @@ def step(
     ints[1] = after_exact
     ints[2] = best_ask - best_bid if best_bid != 0 and best_ask != 0 else 0
     ints[3] = desk.ring[R_COUNT]
-    for column in range(account.shape[0]):  # not ints[4:9] = account: see copy_head
-        ints[4 + column] = account[column]
+    compiled_lob.copy_head(ints[4:], account)
     return out
