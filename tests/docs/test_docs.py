@@ -296,12 +296,19 @@ def _run_in_subprocess(page: Path) -> dict[str, Any]:
     return report
 
 
-_SB3_EXTRA = {"stable_baselines3", "sb3_contrib", "torch"}
-"""What a block may require of the sb3 extra: CI's sb3 run selects the pages with such blocks."""
+_OUTSIDE_TEST_EXTRA = {
+    "stable_baselines3": "sb3",
+    "sb3_contrib": "sb3",
+    "torch": "sb3",
+    "quantstats": "quantstats",
+}
+"""What a block may require beyond the test extra, and the marker of its tests: CI's second
+run (the sb3 and dev extras) selects the pages with such blocks."""
 
 
 def _marks(blocks: list[Block]) -> list[pytest.MarkDecorator]:
-    return [pytest.mark.sb3] if any(_SB3_EXTRA & set(b.requires) for b in blocks) else []
+    names = {_OUTSIDE_TEST_EXTRA[r] for b in blocks for r in b.requires if r in _OUTSIDE_TEST_EXTRA}
+    return [getattr(pytest.mark, name) for name in sorted(names)]
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ def test_buy_and_hold_on_portfolio_equals_the_hand_computed_equity_curve() -> No
     np.testing.assert_allclose(result.benchmark.to_numpy(), expected.to_numpy(), rtol=1e-13)
 
 
+@pytest.mark.quantstats
 def test_quantstats_reads_the_returns_and_agrees_with_the_summary() -> None:
     qs = pytest.importorskip("quantstats")
     env = _portfolio(_frame(rows=300, seed=3), cost=1e-3)
