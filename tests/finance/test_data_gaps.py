@@ -6,6 +6,7 @@ log return.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -88,3 +89,18 @@ def test_more_than_three_gaps_are_counted() -> None:
     )
     with pytest.warns(UserWarning, match=r"has 4 step\(s\).* and 1 more\."):
         MarketData(np.ones(len(stamps)), timestamps=stamps)
+
+
+@pytest.mark.parametrize("start", ["2262-03-31", "1677-08-01", "9000-01-01"])
+def test_dates_outside_the_nanosecond_range_are_measured_in_their_own_unit(start: str) -> None:
+    # Nanoseconds reach from 1677-09-21 to 2262-04-11 only. The steps used to be measured in
+    # them: NumPy before 2.5 wrapped around silently (gaps missed, or found in the wrong
+    # place), NumPy 2.5 raises OverflowError.
+    first = np.datetime64(start, "D")
+    stamps = np.concatenate(
+        [first + np.arange(20, dtype="timedelta64[D]"), [first + np.timedelta64(80, "D")]]
+    )
+    assert gaps(stamps).tolist() == [20]
+    hole = f"{stamps[19]} -> {stamps[20]} (61 days)"
+    with pytest.warns(UserWarning, match=re.escape(hole)):
+        MarketData(np.linspace(1.0, 2.0, len(stamps)), timestamps=stamps)

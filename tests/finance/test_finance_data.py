@@ -113,7 +113,7 @@ def test_row_of_numeric_axis():
         (np.arange(5.0), Time(dt.date(2020, 1, 1))),
         (np.arange(5.0), float("nan")),
         (np.arange(5.0), Time(float("inf"))),
-        (DAYS, np.datetime64("NaT")),
+        (DAYS, np.datetime64("NaT", "D")),
         (DAYS, "2020-01-01T00:00+01:00"),
         (DAYS, dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc)),
         (DAYS, pd.Timestamp("2020-01-01", tz="UTC")),

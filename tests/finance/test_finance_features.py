@@ -464,7 +464,7 @@ def test_asof_join_errors(args, kwargs, error, match):
     [
         (1, TypeError, "timedelta"),
         (1.5, TypeError, "timedelta"),
-        (np.timedelta64("NaT"), ValueError, "NaT"),
+        (np.timedelta64("NaT", "D"), ValueError, "NaT"),
         (np.timedelta64(-1, "D"), ValueError, ">= 0"),
         (dt.timedelta(seconds=-1), ValueError, ">= 0"),
     ],

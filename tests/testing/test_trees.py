@@ -25,7 +25,7 @@ def test_equal_trees_pass_with_nan_and_nat_matching_themselves() -> None:
     assert_trees_equal(_tree(), _tree())
     assert_trees_equal(float("nan"), float("nan"))
     assert_trees_equal(np.float64("nan"), np.float64("nan"))
-    assert_trees_equal(np.datetime64("NaT"), np.datetime64("NaT"))
+    assert_trees_equal(np.datetime64("NaT", "s"), np.datetime64("NaT", "s"))
     assert_trees_equal(np.float32(2.0), np.array(2.0, np.float32))  # a 0-d array's element
 
 

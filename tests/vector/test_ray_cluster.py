@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import cloudpickle
@@ -33,19 +34,37 @@ a second rather than Ray's default 15 s."""
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """A head node and a second node, one CPU each, joined by this process (which leaves the
-    local Ray it may be connected to first)."""
+    local Ray it may be connected to first).
+
+    Ray registers an exit hook for each node it starts, holding the node's GCS client, and
+    leaves it registered after the node is shut down: a process forked later from this one
+    (``ProcVecEnv(context="fork")``) would run it at exit and, on Python 3.13, crash in gRPC
+    freeing that client. The fixture removes the hooks of its nodes once they are shut down.
+    """
     if ray.is_initialized():
         ray.shutdown()
-    head = {**ONE_CPU, "_system_config": HEALTH_CHECKS}
-    nodes = Cluster(initialize_head=True, head_node_args=head)
-    try:
-        nodes.add_node(**ONE_CPU)
-        ray.init(address=nodes.address)
-        nodes.wait_for_nodes()
-        yield nodes
-    finally:
-        ray.shutdown()
-        nodes.shutdown()
+    hooks: list[Callable[..., Any]] = []
+    register = atexit.register
+
+    def recording(hook: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+        if hook.__module__ == "ray._private.node":
+            hooks.append(hook)
+        return register(hook, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atexit, "register", recording)
+        head = {**ONE_CPU, "_system_config": HEALTH_CHECKS}
+        nodes = Cluster(initialize_head=True, head_node_args=head)
+        try:
+            nodes.add_node(**ONE_CPU)
+            ray.init(address=nodes.address)
+            nodes.wait_for_nodes()
+            yield nodes
+        finally:
+            ray.shutdown()
+            nodes.shutdown()
+            for hook in hooks:
+                atexit.unregister(hook)
 
 
 def test_workers_on_both_nodes_match_sync(cluster: Any) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Generic, SupportsIndex, overload
 
 from sekai._types import ObsType
@@ -13,9 +13,25 @@ __all__ = ["MAResetResult", "MAStepResult", "ResetResult", "StepResult", "merge_
 
 class TupleLike:
     """Unpacking, ``len()`` and indexing over a result's fields in order, as the tuples of
-    gymnasium and PettingZoo allow: ``obs, info = env.reset()``, ``env.step(a)[0]``."""
+    gymnasium and PettingZoo allow: ``obs, info = env.reset()``, ``env.step(a)[0]``.
+
+    Results compare as one tuple of all their fields, so a field holding the same object
+    (an array) on both sides is equal, on every Python: a dataclass's own ``__eq__`` compares
+    field by field from Python 3.13, where ``array == array`` has no single truth value.
+    """
 
     __slots__ = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field.name) for field in fields(self))  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     def _astuple(self) -> tuple[Any, ...]:
         """The fields in order (shallow: the objects themselves, not copies)."""
@@ -37,7 +53,7 @@ class TupleLike:
         return self._astuple()[index]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class StepResult(TupleLike, Generic[ObsType]):
     """What ``step()`` returns; unpacks as ``obs, reward, terminated, truncated, info``."""
 
@@ -56,7 +72,7 @@ class StepResult(TupleLike, Generic[ObsType]):
         return (self.observation, self.reward, self.terminated, self.truncated, self.info)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class ResetResult(TupleLike, Generic[ObsType]):
     """What ``reset()`` returns; unpacks as ``obs, info``."""
 
@@ -124,7 +140,7 @@ def _agent_done(terminated: dict[Any, bool], truncated: dict[Any, bool], agent: 
     return bool(terminated.get(agent, False) or truncated.get(agent, False))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class MAStepResult(TupleLike, Generic[ObsType]):
     """What ``MultiAgentEnv.step()`` returns, keyed by agent ID; unpacks as PettingZoo's
     ``observations, rewards, terminations, truncations, infos``."""
@@ -151,7 +167,7 @@ class MAStepResult(TupleLike, Generic[ObsType]):
         return (self.observations, self.rewards, self.terminated, self.truncated, self.info)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class MAResetResult(TupleLike, Generic[ObsType]):
     """What ``MultiAgentEnv.reset()`` returns; unpacks as ``observations, infos``."""
 

@@ -350,7 +350,7 @@ def _time_lag(value: Any, dates: bool) -> Any:
         out = convert() if convert is not None else np.timedelta64(value)
         if np.isnat(out):
             raise ValueError("lag is NaT.")
-        if out < np.timedelta64(0):
+        if out.astype(np.int64) < 0:  # the sign of the count, in any unit
             raise ValueError(f"lag must be >= 0, got {value!r}.")
         return out
     if isinstance(value, np.timedelta64):

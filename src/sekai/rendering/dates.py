@@ -44,7 +44,9 @@ def _candidates(
     steps of 5 or more as days 1, 1+k, ... of each month, others counted from 1970."""
     if unit == "D" and k >= 5:
         months = np.arange(
-            low.astype("datetime64[M]"), high.astype("datetime64[M]") + 1, dtype="datetime64[M]"
+            low.astype("datetime64[M]"),
+            high.astype("datetime64[M]") + np.timedelta64(1, "M"),
+            dtype="datetime64[M]",
         )
         offsets = np.arange(0, 31 - k + 1, k).astype("timedelta64[D]")
         found = (months.astype("datetime64[D]")[:, None] + offsets[None, :]).ravel()

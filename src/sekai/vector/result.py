@@ -23,7 +23,7 @@ def all_ids(n: int) -> NDArray[np.intp]:
     return ids
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class VecStepResult(TupleLike, Generic[ObsType]):
     """What ``VecEnv.step()`` and ``VecEnv.recv()`` return: batched results and one info dict
     per row; unpacks as ``obs, rewards, terminated, truncated, infos``.
@@ -52,7 +52,7 @@ class VecStepResult(TupleLike, Generic[ObsType]):
         return (self.observations, self.rewards, self.terminated, self.truncated, self.infos)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class VecResetResult(TupleLike, Generic[ObsType]):
     """What ``VecEnv.reset()`` returns; unpacks as ``obs, infos``."""
 

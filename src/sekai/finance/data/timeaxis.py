@@ -34,6 +34,7 @@ _NUMBER = (int, float, np.integer, np.floating)
 GAP_FACTOR = 5
 #: The shortest gap: a week, longer than any weekend, holiday or usual market closure.
 GAP_FLOOR = np.timedelta64(7, "D")
+_SECOND = np.timedelta64(1, "s")
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
 _DATELIKE = (str, _dt.date, np.datetime64)
 
@@ -193,14 +194,20 @@ def gaps(timestamps: NDArray[Any]) -> NDArray[np.intp]:
     ``GAP_FACTOR`` median steps and than ``GAP_FLOOR`` (none on numeric axes)."""
     if timestamps.dtype.kind != "M" or len(timestamps) < 3:
         return np.zeros(0, dtype=np.intp)
-    steps = np.diff(timestamps.astype("datetime64[ns]")).astype(np.int64)
-    floor = GAP_FLOOR.astype("timedelta64[ns]").astype(np.int64)
-    limit = max(GAP_FACTOR * float(np.median(steps)), float(floor))
+    steps = _steps(timestamps)
+    limit = max(GAP_FACTOR * float(np.median(steps)), float(GAP_FLOOR / _SECOND))
     return np.flatnonzero(steps > limit) + 1
 
 
-def _duration(nanoseconds: float) -> str:
-    seconds = nanoseconds / 1e9
+def _steps(timestamps: NDArray[Any]) -> NDArray[np.float64]:
+    """The steps of a datetime axis in float seconds, measured in the axis's own unit (in
+    nanoseconds, dates outside the years 1677-2262 overflow); months and years as days."""
+    unit, _ = np.datetime_data(timestamps.dtype)
+    linear = timestamps.astype("datetime64[D]") if unit in ("Y", "M") else timestamps
+    return np.asarray(np.diff(linear) / _SECOND, dtype=np.float64)
+
+
+def _duration(seconds: float) -> str:
     for name, size in _UNITS:
         if seconds >= size or size == 1:
             count = seconds / size
@@ -214,12 +221,11 @@ def warn_gaps(timestamps: NDArray[Any], *, stacklevel: int = 2) -> None:
     rows = gaps(timestamps)
     if not len(rows):
         return
-    stamps = timestamps.astype("datetime64[ns]")
-    usual = _duration(float(np.median(np.diff(stamps).astype(np.int64))))
+    steps = _steps(timestamps)
+    usual = _duration(float(np.median(steps)))
     named = [
-        f"{np.datetime_as_string(stamps[i - 1], unit='auto')} -> "
-        f"{np.datetime_as_string(stamps[i], unit='auto')} "
-        f"({_duration(float((stamps[i] - stamps[i - 1]).astype(np.int64)))})"
+        f"{np.datetime_as_string(timestamps[i - 1], unit='auto')} -> "
+        f"{np.datetime_as_string(timestamps[i], unit='auto')} ({_duration(float(steps[i - 1]))})"
         for i in rows[:3]
     ]
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
