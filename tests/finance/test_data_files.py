@@ -55,6 +55,18 @@ def test_long_csv(tmp_path):
     check_long(MarketData.read_csv(str(path), layout="long"))
 
 
+def test_csv_prices_read_back_to_the_last_bit(tmp_path):
+    # pandas writes each float's shortest round-trip text; reading it must give the same float
+    prices = np.random.default_rng(0).lognormal(4.0, 1.0, size=(2000, 3))
+    dates = pd.date_range("2000-01-03", periods=len(prices), freq="D")
+    pd.DataFrame(prices, index=dates, columns=["A", "B", "C"]).rename_axis("Date").to_csv(
+        tmp_path / "wide.csv"
+    )
+    read = MarketData.read_csv(tmp_path / "wide.csv")
+    assert read.assets == ("A", "B", "C")
+    assert np.array_equal(read.prices, prices)
+
+
 def test_long_csv_last_row_wins_and_vendor_headers(tmp_path):
     frame = long_frame().rename(columns={"Date": "TradeDate", "Symbol": "Sym", "Close": "Px_Last"})
     frame = pd.concat([frame, frame.iloc[[0]].assign(Px_Last=99.0)])
