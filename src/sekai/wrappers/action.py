@@ -129,9 +129,7 @@ class StickyAction(Wrapper[ObsType, ActType, ObsType, ActType]):
     def _on_reset(self, seed: SeedType) -> None:
         self._last_action = None
         if isinstance(seed, np.random.Generator):
-            bit_gen = seed.bit_generator
-            # ``seed_seq`` is public from NumPy 1.25; 1.24 (still supported) has ``_seed_seq``.
-            seq = getattr(bit_gen, "seed_seq", None) or getattr(bit_gen, "_seed_seq", None)
+            seq = seed.bit_generator.seed_seq
             if isinstance(seq, np.random.SeedSequence):
                 bit_generator = type(seed.bit_generator)(seq.spawn(1)[0])
                 self._sticky_rng = np.random.Generator(bit_generator)

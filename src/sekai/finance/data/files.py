@@ -230,9 +230,10 @@ def _check_short_rows(path: Path, sep: str, width: int) -> None:
 
 def _csv_part(path: Path, opts: FileOptions, sep: str) -> _Part:
     pd = pandas_io._pandas()
-    # pandas before 3.0 parses a float's text to within a unit in the last place unless
-    # asked for the round trip; 3.0 parses it exactly by default and deprecates the option.
-    exact = {"float_precision": "round_trip"} if pd.__version__.split(".")[0] < "3" else {}
+    # pandas before 3.1 parses a float's text to within a unit in the last place unless
+    # asked for the round trip; 3.1 parses it exactly by default and deprecates the option.
+    version = tuple(int(part) for part in pd.__version__.split(".")[:2])
+    exact = {"float_precision": "round_trip"} if version < (3, 1) else {}
     try:
         frame = pd.read_csv(path, sep=sep, **exact)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
