@@ -199,7 +199,7 @@ def test_non_numeric_columns_are_refused(column, dtype):
     frame = pd.DataFrame(
         {"A": [1.0, 2.0, 3.0], "B": column}, index=pd.date_range("2020-01-01", periods=3)
     )
-    if dtype == "str" and pd.__version__.split(".")[0] < "3":
+    if dtype == "str" and int(pd.__version__.split(".")[0]) < 3:
         dtype = "object"  # text columns have a dtype of their own from pandas 3.0
     with pytest.raises(ValueError, match=rf"must be numeric: columns 'B' \({dtype}\)"):
         MarketData.from_pandas(frame)

@@ -23,6 +23,7 @@ class TupleLike:
     __slots__ = ()
 
     def _fields(self) -> tuple[Any, ...]:
+        """Every dataclass field in order, those that do not unpack (``env_ids``) included."""
         return tuple(getattr(self, field.name) for field in fields(self))  # type: ignore[arg-type]
 
     def __eq__(self, other: object) -> bool:
