@@ -126,14 +126,14 @@ def test_native_vector_options_entries_must_be_mappings(id: str) -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_other_vector_backends_check_the_options_type_first(mode: str) -> None:
-    vec = sekai.make_vec("CartPole-v1", 2, vectorization_mode=mode)
-    first = vec.reset(seed=3).observations
-    with pytest.raises(TypeError, match="options must be a mapping"):
-        vec.reset(seed=9, options=[{}, "low"])
-    np.testing.assert_array_equal(vec.reset(seed=3).observations, first)
-    with warnings.catch_warnings(record=True) as record:
-        warnings.simplefilter("always")
-        vec.reset(options={UNKNOWN: 1})
+    with sekai.make_vec("CartPole-v1", 2, vectorization_mode=mode) as vec:
+        first = vec.reset(seed=3).observations
+        with pytest.raises(TypeError, match="options must be a mapping"):
+            vec.reset(seed=9, options=[{}, "low"])
+        np.testing.assert_array_equal(vec.reset(seed=3).observations, first)
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            vec.reset(options={UNKNOWN: 1})
     assert len(_user_warnings(record)) == 1  # one process, one CartPoleEnv class
 
 
